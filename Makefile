@@ -1,0 +1,126 @@
+# airlab — see README.md. `make run` and `make check` install their own
+# dependencies (Debian 12 packages) and build what they need.
+
+SHELL := /bin/bash
+CC ?= cc
+B := build
+PKGS := yaml-0.1 libserialport libssh jansson
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O2
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+# Library: every .c under these folders (one folder per concern).
+LIB_DIRS := harness/util harness/lab harness/qmp harness/cell \
+	harness/drivers harness/drivers/power harness/drivers/flash \
+	harness/drivers/console harness/drivers/shell harness/drivers/atten
+LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
+CLI_SRC := $(wildcard harness/cli/*.c)
+GUEST_SRC := $(wildcard harness/guest/*.c)
+TEST_SRC := $(wildcard harness/tests/test_*.c)
+FUZZ_SRC := $(wildcard harness/fuzz/fuzz_*.c)
+
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
+LIB_ASAN_OBJ := $(LIB_SRC:%.c=$(B)/asan/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(B)/obj/%.o)
+TESTS := $(TEST_SRC:harness/tests/%.c=$(B)/tests/%)
+TESTS_ASAN := $(TEST_SRC:harness/tests/%.c=$(B)/tests-asan/%)
+GUEST_BIN := $(B)/guest/airlab-guest
+
+DEPS_STAMP := $(B)/.deps-installed
+IMAGE_DIR := $(B)/dut-image
+
+.PHONY: all deps image run check check-unit check-integration check-long \
+	bench clean format lint fuzz
+
+all: $(B)/airlab $(GUEST_BIN)
+
+# ---- dependencies -------------------------------------------------------
+# Idempotent: apt-get only runs when a listed package is missing.
+DEB_PACKAGES := build-essential pkg-config clang-format cppcheck \
+	libyaml-dev libserialport-dev libssh-dev libjansson-dev libcmocka-dev \
+	qemu-system-x86 busybox-static dropbear-bin hostapd wpasupplicant iw \
+	iproute2 iperf3 irtt cpio xz-utils kmod openssh-client
+deps:
+	@missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PACKAGES) 2>/dev/null \
+		| awk '$$NF!="installed"{print $$1}'; \
+		for p in $(DEB_PACKAGES); do dpkg-query -W $$p >/dev/null 2>&1 || echo $$p; done); \
+	missing=$$(echo $$missing | tr ' ' '\n' | sort -u | tr '\n' ' '); \
+	if [ -n "$${missing// }" ]; then \
+		echo "deps: installing $$missing"; \
+		SUDO=; [ $$(id -u) -eq 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends $$missing; \
+	else echo "deps: all Debian packages present"; fi
+
+# ---- harness --------------------------------------------------------------
+$(B)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/asan/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -O1 $(SAN) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/libairlab.a: $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/libairlab-asan.a: $(LIB_ASAN_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/airlab: $(CLI_OBJ) $(B)/libairlab.a
+	$(CC) $(CFLAGS_BASE) -o $@ $(CLI_OBJ) $(B)/libairlab.a $(PKG_LIBS) -lm
+
+# The guest binaries run inside the DUT image; they only need libc.
+$(GUEST_BIN): $(GUEST_SRC) $(wildcard harness/guest/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -o $@ $(GUEST_SRC)
+
+$(B)/tests/%: harness/tests/%.c $(B)/libairlab.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -o $@ $< $(B)/libairlab.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm -lutil
+
+$(B)/tests-asan/%: harness/tests/%.c $(B)/libairlab-asan.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -O1 $(SAN) $(PKG_CFLAGS) -o $@ $< $(B)/libairlab-asan.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm -lutil
+
+# ---- DUT image ------------------------------------------------------------
+image: $(GUEST_BIN)
+	dut-images/virtual/build.sh --out $(IMAGE_DIR) --guest-bin $(B)/guest
+
+# ---- the two README commands ----------------------------------------------
+run: deps
+	$(MAKE) all image
+	$(B)/airlab up --require-all
+
+check: deps
+	$(MAKE) all image $(TESTS) $(TESTS_ASAN)
+	harness/tests/run-all.sh
+
+check-unit: all $(TESTS) $(TESTS_ASAN)
+	harness/tests/run-all.sh --unit-only
+
+bench: deps
+	$(MAKE) all image
+	harness/tests/bench.sh
+
+fuzz:
+	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+		clang -g -O1 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
+		-o $(B)/$$n $$f $(LIB_SRC) $(PKG_LIBS) -lm || exit 1; done
+
+format:
+	clang-format -i $$(git ls-files 'harness/*.c' 'harness/*.h')
+
+lint:
+	clang-format --dry-run --Werror $$(git ls-files 'harness/*.c' 'harness/*.h')
+	cppcheck --error-exitcode=1 --enable=warning,portability --inline-suppr \
+		--suppress=missingIncludeSystem -q harness
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B)/obj $(B)/asan -name '*.d' 2>/dev/null)

@@ -1,0 +1,105 @@
+#include "cell.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int cell_load(struct cell *c, const struct cell_paths *p, struct al_err *err)
+{
+	memset(c, 0, sizeof(*c));
+	if (lab_load(&c->lab, p->lab, err) < 0)
+		return -1;
+	if (topology_load(&c->topo, p->topology, &c->lab, err) < 0)
+		goto fail;
+	if (variant_load(&c->variant, p->variant_dir, p->variant, err) < 0)
+		goto fail;
+	c->ap_host = lab_host_find(&c->lab, c->topo.ap.host);
+	if (!c->ap_host) {
+		al_errf(err, "%s:%d: AP host '%s' is not in %s", c->topo.path,
+			c->topo.ap.line, c->topo.ap.host, c->lab.path);
+		goto fail;
+	}
+	/* The DUT image brings up the whole cell (AP, stations, server)
+	 * from one cell.conf, so they must share the AP's host until
+	 * separate station hosts have their own bring-up. */
+	for (int i = 0; i < c->topo.nstations; i++) {
+		const struct topo_station *s = &c->topo.stations[i];
+		if (strcmp(s->host, c->topo.ap.host) != 0) {
+			al_errf(err,
+				"%s:%d: station %s is on host '%s' but the AP "
+				"is on '%s': stations on a separate host are "
+				"not supported yet",
+				c->topo.path, s->line, s->name, s->host,
+				c->topo.ap.host);
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	lab_free(&c->lab);
+	return -1;
+}
+
+void cell_free(struct cell *c)
+{
+	lab_free(&c->lab);
+}
+
+/* Appends KEY='value' with single quotes escaped for sh. */
+static int conf_put(char *buf, size_t len, size_t *off, const char *key,
+		    const char *value)
+{
+	int n = snprintf(buf + *off, len - *off, "%s='", key);
+	if (n < 0 || (size_t)n >= len - *off)
+		return -1;
+	*off += (size_t)n;
+	for (const char *p = value; *p; p++) {
+		const char *piece = *p == '\'' ? "'\\''" : NULL;
+		char one[2] = {*p, 0};
+		n = snprintf(buf + *off, len - *off, "%s", piece ? piece : one);
+		if (n < 0 || (size_t)n >= len - *off)
+			return -1;
+		*off += (size_t)n;
+	}
+	n = snprintf(buf + *off, len - *off, "'\n");
+	if (n < 0 || (size_t)n >= len - *off)
+		return -1;
+	*off += (size_t)n;
+	return 0;
+}
+
+int cell_conf_render(const struct cell *c, char *buf, size_t len,
+		     struct al_err *err)
+{
+	const struct topology *t = &c->topo;
+	size_t off = 0;
+	char key[64], val[64];
+	int bad = 0;
+
+	buf[0] = 0;
+	bad |= conf_put(buf, len, &off, "AIRLAB_VARIANT", c->variant.name);
+	bad |= conf_put(buf, len, &off, "AIRLAB_ROOT_QDISC",
+			c->variant.root_qdisc);
+	bad |= conf_put(buf, len, &off, "AIRLAB_DEFAULT_QDISC",
+			c->variant.default_qdisc);
+	bad |= conf_put(buf, len, &off, "AIRLAB_CELL", t->name);
+	bad |= conf_put(buf, len, &off, "AIRLAB_SSID", t->ap.ssid);
+	bad |= conf_put(buf, len, &off, "AIRLAB_PSK", t->ap.passphrase);
+	snprintf(val, sizeof(val), "%d", t->ap.channel);
+	bad |= conf_put(buf, len, &off, "AIRLAB_CHANNEL", val);
+	snprintf(val, sizeof(val), "%d", t->nstations);
+	bad |= conf_put(buf, len, &off, "AIRLAB_NSTA", val);
+	for (int i = 0; i < t->nstations && !bad; i++) {
+		const struct topo_station *s = &t->stations[i];
+		snprintf(key, sizeof(key), "AIRLAB_STA_%d_NAME", i + 1);
+		bad |= conf_put(buf, len, &off, key, s->name);
+		snprintf(key, sizeof(key), "AIRLAB_STA_%d_PATH", i + 1);
+		bad |= conf_put(buf, len, &off, key, s->path);
+		snprintf(key, sizeof(key), "AIRLAB_STA_%d_LOSS_DB", i + 1);
+		snprintf(val, sizeof(val), "%g", s->base_loss_db);
+		bad |= conf_put(buf, len, &off, key, val);
+	}
+	if (bad)
+		return al_errf(err, "cell.conf for %s does not fit in %zu bytes",
+			       t->name, len);
+	return 0;
+}

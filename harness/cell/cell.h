@@ -1,0 +1,53 @@
+/* A test cell brought to life: the lab, the topology and the stack variant
+ * a run names, plus the DUT host that carries the AP. */
+#ifndef AIRLAB_CELL_H
+#define AIRLAB_CELL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../drivers/driver.h"
+#include "../lab/lab.h"
+#include "../lab/topology.h"
+#include "../lab/variant.h"
+
+struct cell {
+	struct lab lab;
+	struct topology topo;
+	struct variant variant;
+	const struct lab_host *ap_host;
+};
+
+struct cell_paths {
+	const char *lab;      /* lab/virtual.yaml */
+	const char *topology; /* topology/cell-4sta.yaml */
+	const char *variant;  /* variant name or file */
+	const char *variant_dir; /* kernel/ */
+};
+
+int cell_load(struct cell *c, const struct cell_paths *p, struct al_err *err);
+void cell_free(struct cell *c);
+
+/* Renders the DUT's /etc/airlab/cell.conf (shell KEY='value' lines). */
+int cell_conf_render(const struct cell *c, char *buf, size_t len,
+		     struct al_err *err);
+
+/* One station as the DUT reports it. Unknown figures are NAN / "". */
+struct station_row {
+	char name[16];
+	bool associated;
+	double assoc_s;
+	double signal_dbm;
+	double txrate_mbps;
+	char wpa_state[32];
+	char bssid[18];
+};
+
+/* Parses `airlab-guest stations` output; returns rows parsed or -1 with
+ * the offending line in err. Rows for topology stations that the DUT did
+ * not report are added as not associated. */
+int stations_parse(const struct topology *t, const char *text,
+		   struct station_row *rows, int max, struct al_err *err);
+void stations_print(FILE *f, const struct station_row *rows, int n);
+
+#endif

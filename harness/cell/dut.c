@@ -1,0 +1,240 @@
+#include "dut.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define READY_MARKER "airlab-init: ready"
+#define SSH_WAIT_S 60
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void bind_target(struct drv_target *t, const struct lab *lab,
+			const struct lab_host *h, const struct lab_binding *b)
+{
+	t->lab = lab;
+	t->host = h;
+	t->binding = b;
+}
+
+int dut_open(struct dut *d, const struct lab *lab, const char *name,
+	     struct al_err *err)
+{
+	const char *v;
+
+	memset(d, 0, sizeof(*d));
+	d->host = lab_host_find(lab, name);
+	if (!d->host)
+		return al_errf(err, "%s: no host '%s' in this lab", lab->path,
+			       name);
+	bind_target(&d->power_t, lab, d->host, &d->host->power);
+	bind_target(&d->flash_t, lab, d->host, &d->host->flash);
+	bind_target(&d->console_t, lab, d->host, &d->host->console);
+	bind_target(&d->shell_t, lab, d->host, &d->host->shell);
+	d->boot_timeout_s = 120;
+	v = lab_param(&d->host->power, "boot_timeout_s");
+	if (v && (d->boot_timeout_s = atoi(v)) <= 0)
+		return al_errf(err, "%s:%d: %s: boot_timeout_s '%s' is not a "
+				    "positive number",
+			       lab->path, d->host->power.line, name, v);
+
+	if (!(d->power = power_driver(d->host->power.driver, err)) ||
+	    d->power->open(&d->power_dev, &d->power_t, err) < 0)
+		return al_err_prefix(err, "%s:%d: %s power", lab->path,
+				     d->host->power.line, name);
+	if (d->host->flash.driver[0] &&
+	    !(d->flash = flash_driver(d->host->flash.driver, err)))
+		return al_err_prefix(err, "%s:%d: %s", lab->path,
+				     d->host->flash.line, name);
+	if (d->host->console.driver[0] &&
+	    !(d->console = console_driver(d->host->console.driver, err)))
+		return al_err_prefix(err, "%s:%d: %s", lab->path,
+				     d->host->console.line, name);
+	if (!(d->shell = shell_driver(d->host->shell.driver, err)))
+		return al_err_prefix(err, "%s:%d: %s", lab->path,
+				     d->host->shell.line, name);
+	return 0;
+}
+
+static void shell_drop(struct dut *d)
+{
+	if (d->shell_dev)
+		d->shell->close(d->shell_dev);
+	d->shell_dev = NULL;
+}
+
+void dut_close(struct dut *d)
+{
+	shell_drop(d);
+	if (d->power_dev)
+		d->power->close(d->power_dev);
+	d->power_dev = NULL;
+}
+
+int dut_power_get(struct dut *d, bool *on, struct al_err *err)
+{
+	return d->power->get(d->power_dev, on, err);
+}
+
+int dut_power_set(struct dut *d, bool on, struct al_err *err)
+{
+	bool now;
+
+	/* A session to a host that loses power is dead. */
+	shell_drop(d);
+	if (d->power->set(d->power_dev, on, err) < 0)
+		return -1;
+	if (dut_power_get(d, &now, err) < 0)
+		return -1;
+	if (now != on)
+		return al_errf(err, "%s: power %s did not take: the %s driver "
+				    "still reads it %s",
+			       d->host->name, on ? "on" : "off",
+			       d->power->name, now ? "on" : "off");
+	return 0;
+}
+
+int dut_power_cycle(struct dut *d, int off_s, struct al_err *err)
+{
+	fprintf(stderr, "%s: power off\n", d->host->name);
+	if (dut_power_set(d, false, err) < 0)
+		return -1;
+	if (off_s > 0)
+		sleep((unsigned)off_s);
+	fprintf(stderr, "%s: power on\n", d->host->name);
+	if (dut_power_set(d, true, err) < 0)
+		return -1;
+	return dut_wait_ready(d, err);
+}
+
+int dut_console_expect(struct dut *d, const char *marker, int timeout_s,
+		       int log_fd, struct al_err *err)
+{
+	struct console_dev *c;
+	/* Keep enough of the tail that a marker split over reads is seen. */
+	char window[8192];
+	size_t have = 0, mlen = strlen(marker);
+	double deadline = now_s() + timeout_s;
+	int rc = -1;
+
+	if (!d->console)
+		return al_errf(err, "%s: no console configured", d->host->name);
+	if (d->console->open(&c, &d->console_t, err) < 0)
+		return al_err_prefix(err, "%s console", d->host->name);
+	for (;;) {
+		double left = deadline - now_s();
+		ssize_t n;
+
+		if (left <= 0) {
+			al_errf(err, "%s: console did not show '%s' within %d s",
+				d->host->name, marker, timeout_s);
+			break;
+		}
+		n = d->console->read(c, window + have,
+				     sizeof(window) - 1 - have,
+				     left > 0.5 ? 500 : (int)(left * 1000) + 1,
+				     err);
+		if (n < 0) {
+			al_err_prefix(err, "%s console", d->host->name);
+			break;
+		}
+		if (n > 0 && log_fd >= 0 &&
+		    write(log_fd, window + have, (size_t)n) < 0)
+			fprintf(stderr, "%s: console log: %s\n", d->host->name,
+				strerror(errno));
+		have += (size_t)n;
+		window[have] = 0;
+		/* NUL bytes from the port would hide the marker from strstr. */
+		for (size_t i = have - (size_t)n; i < have; i++)
+			if (!window[i])
+				window[i] = ' ';
+		if (strstr(window, marker)) {
+			rc = 0;
+			break;
+		}
+		if (have > sizeof(window) / 2) {
+			size_t keep = mlen < have ? mlen : have;
+			memmove(window, window + have - keep, keep);
+			have = keep;
+		}
+	}
+	d->console->close(c);
+	return rc;
+}
+
+static int shell_ensure(struct dut *d, int timeout_s, struct al_err *err)
+{
+	if (d->shell_dev)
+		return 0;
+	if (d->shell->open(&d->shell_dev, &d->shell_t, timeout_s * 1000,
+			   err) < 0) {
+		d->shell_dev = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int dut_wait_ready(struct dut *d, struct al_err *err)
+{
+	double t0 = now_s();
+
+	fprintf(stderr, "%s: waiting for '%s' on the console (up to %d s)\n",
+		d->host->name, READY_MARKER, d->boot_timeout_s);
+	if (dut_console_expect(d, READY_MARKER, d->boot_timeout_s, -1, err) < 0)
+		return -1;
+	fprintf(stderr, "%s: booted in %.1f s, waiting for SSH\n",
+		d->host->name, now_s() - t0);
+	return shell_ensure(d, SSH_WAIT_S, err);
+}
+
+int dut_run(struct dut *d, const char *cmd, const void *in, size_t inlen,
+	    int out_fd, int err_fd, int *status, int timeout_s,
+	    struct al_err *err)
+{
+	if (shell_ensure(d, timeout_s, err) < 0)
+		return -1;
+	return d->shell->run(d->shell_dev, cmd, in, inlen, out_fd, err_fd,
+			     status, err);
+}
+
+int dut_run_capture(struct dut *d, const char *cmd, char **out, int *status,
+		    int timeout_s, struct al_err *err)
+{
+	FILE *mem;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	*out = NULL;
+	/* A pipe could fill and block the driver; a temp file cannot. */
+	FILE *tmp = tmpfile();
+	if (!tmp)
+		return al_errf(err, "%s: tmpfile: %s", d->host->name,
+			       strerror(errno));
+	rc = dut_run(d, cmd, NULL, 0, fileno(tmp), STDERR_FILENO, status,
+		     timeout_s, err);
+	if (rc == 0) {
+		mem = open_memstream(&buf, &len);
+		if (!mem) {
+			fclose(tmp);
+			return al_errf(err, "open_memstream: %s",
+				       strerror(errno));
+		}
+		rewind(tmp);
+		for (int ch; (ch = fgetc(tmp)) != EOF;)
+			fputc(ch, mem);
+		fclose(mem);
+		*out = buf;
+	}
+	fclose(tmp);
+	return rc;
+}

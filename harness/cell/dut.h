@@ -1,0 +1,50 @@
+/* A lab host with its drivers opened: what the CLI verbs act on. */
+#ifndef AIRLAB_DUT_H
+#define AIRLAB_DUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../drivers/driver.h"
+
+struct dut {
+	struct drv_target power_t, flash_t, console_t, shell_t;
+	const struct lab_host *host;
+	const struct power_ops *power;
+	struct power_dev *power_dev;
+	const struct flash_ops *flash;
+	const struct console_ops *console;
+	const struct shell_ops *shell;
+	struct shell_dev *shell_dev;
+	int boot_timeout_s;
+};
+
+/* Looks the drivers up and opens power (console and shell open on use). */
+int dut_open(struct dut *d, const struct lab *lab, const char *host,
+	     struct al_err *err);
+void dut_close(struct dut *d);
+
+int dut_power_set(struct dut *d, bool on, struct al_err *err);
+int dut_power_get(struct dut *d, bool *on, struct al_err *err);
+/* Off, proven off, a pause, on, proven back (console ready marker and an
+ * SSH answer). */
+int dut_power_cycle(struct dut *d, int off_s, struct al_err *err);
+
+/* Waits on the console for `marker` within timeout_s; what the console
+ * says is copied to log_fd when >= 0. */
+int dut_console_expect(struct dut *d, const char *marker, int timeout_s,
+		       int log_fd, struct al_err *err);
+/* Waits for the boot to finish: "airlab-init: ready" on the console, then
+ * an SSH answer. */
+int dut_wait_ready(struct dut *d, struct al_err *err);
+
+/* Runs cmd over the shell driver (opened on first use, waiting up to
+ * timeout_s for it to answer). */
+int dut_run(struct dut *d, const char *cmd, const void *in, size_t inlen,
+	    int out_fd, int err_fd, int *status, int timeout_s,
+	    struct al_err *err);
+/* Runs cmd and captures stdout into a malloc'd string (*out). */
+int dut_run_capture(struct dut *d, const char *cmd, char **out, int *status,
+		    int timeout_s, struct al_err *err);
+
+#endif

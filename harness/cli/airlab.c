@@ -1,0 +1,165 @@
+/* airlab: entry point and subcommand table. */
+#include "cli.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct subcommand subcommands[] = {
+	{"up", cmd_up, "[--require-all] [--wait S]",
+	 "power on, flash, boot the DUT; associate all stations"},
+	{"down", cmd_down, "", "power the cell's hosts off"},
+	{"status", cmd_status, "[--wait S]", "power state, booted kernel, stations"},
+	{"power", cmd_power, "on|off|cycle|status HOST",
+	 "switch a host's power (cycle proves it came back)"},
+	{"console", cmd_console, "HOST [--log FILE] [--timeout S]",
+	 "attach to a host's serial console (Ctrl-] leaves)"},
+	{"shell", cmd_shell, "HOST [--stdin] -- CMD...",
+	 "run a command on a host; exits with its status"},
+};
+
+#define NSUB (sizeof(subcommands) / sizeof(subcommands[0]))
+
+int cli_is_help(const char *arg)
+{
+	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+void cli_usage(FILE *f, const char *name)
+{
+	for (size_t i = 0; i < NSUB; i++) {
+		if (strcmp(subcommands[i].name, name) != 0)
+			continue;
+		fprintf(f, "Usage: airlab %s %s\n  %s\n", name,
+			subcommands[i].args, subcommands[i].summary);
+	}
+	fprintf(f, "Common options:\n"
+		   "  --lab FILE        lab inventory (default lab/virtual.yaml)\n"
+		   "  --topology FILE   test cell (default "
+		   "topology/cell-4sta.yaml)\n"
+		   "  --variant NAME    stack variant from kernel/ (default "
+		   "mac80211-6.12)\n");
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: airlab [COMMON OPTIONS] COMMAND [ARGS]\n\n"
+		   "airlab drives a WiFi test lab: real or virtual.\n\n"
+		   "Commands:\n");
+	for (size_t i = 0; i < NSUB; i++)
+		fprintf(f, "  %-8s %s\n", subcommands[i].name,
+			subcommands[i].summary);
+	fprintf(f, "\n'airlab COMMAND --help' shows a command's options.\n");
+}
+
+int cli_common_opt(int argc, char **argv, int *i, struct cli_opts *o)
+{
+	static const struct {
+		const char *flag;
+		size_t off, len;
+	} opts[] = {
+		{"--lab", offsetof(struct cli_opts, lab), sizeof(o->lab)},
+		{"--topology", offsetof(struct cli_opts, topology),
+		 sizeof(o->topology)},
+		{"--variant", offsetof(struct cli_opts, variant),
+		 sizeof(o->variant)},
+	};
+	for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
+		if (strcmp(argv[*i], opts[k].flag) != 0)
+			continue;
+		if (*i + 1 >= argc) {
+			fprintf(stderr, "airlab: %s needs a value\n",
+				opts[k].flag);
+			return -1;
+		}
+		snprintf((char *)o + opts[k].off, opts[k].len, "%s",
+			 argv[++*i]);
+		return 1;
+	}
+	return 0;
+}
+
+int cli_fail(const struct al_err *err)
+{
+	fprintf(stderr, "airlab: %s\n", err->msg);
+	return 1;
+}
+
+int cli_cell_load(struct cell *c, struct cli_opts *o)
+{
+	struct al_err err;
+	struct cell_paths p = {o->lab, o->topology, o->variant, o->variant_dir};
+
+	if (cell_load(c, &p, &err) < 0) {
+		cli_fail(&err);
+		return -1;
+	}
+	return 0;
+}
+
+int cli_dut_open(struct dut *d, const struct lab *lab, const char *name)
+{
+	struct al_err err;
+
+	if (dut_open(d, lab, name, &err) < 0) {
+		cli_fail(&err);
+		dut_close(d);
+		return -1;
+	}
+	return 0;
+}
+
+/* Defaults are the repo's files, found next to the binary (build/airlab)
+ * so airlab works from any directory. */
+static void default_paths(struct cli_opts *o)
+{
+	char exe[PATH_MAX], root[PATH_MAX] = ".";
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *env = getenv("AIRLAB_ROOT");
+
+	if (env) {
+		snprintf(root, sizeof(root), "%s", env);
+	} else if (n > 0) {
+		exe[n] = 0;
+		snprintf(root, sizeof(root), "%s/..", dirname(exe));
+	}
+	snprintf(o->lab, sizeof(o->lab), "%s/lab/virtual.yaml", root);
+	snprintf(o->topology, sizeof(o->topology), "%s/topology/cell-4sta.yaml",
+		 root);
+	snprintf(o->variant, sizeof(o->variant), "mac80211-6.12");
+	snprintf(o->variant_dir, sizeof(o->variant_dir), "%s/kernel", root);
+}
+
+int main(int argc, char **argv)
+{
+	struct cli_opts o;
+	int i = 1;
+
+	default_paths(&o);
+	/* Common options may also come before the command. */
+	for (; i < argc; i++) {
+		int r = cli_common_opt(argc, argv, &i, &o);
+		if (r < 0)
+			return 2;
+		if (r == 0)
+			break;
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (cli_is_help(argv[i]) || strcmp(argv[i], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t k = 0; k < NSUB; k++)
+		if (strcmp(argv[i], subcommands[k].name) == 0)
+			return subcommands[k].run(argc - i, argv + i, &o);
+	fprintf(stderr, "airlab: unknown command '%s'\n", argv[i]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,118 @@
+/* airlab shell HOST [--stdin] -- CMD...: runs CMD on the host over its
+ * shell driver; the exit status is the remote command's. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Joins argv into one sh command line, quoting each word. */
+static char *join_quoted(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s, *p;
+
+	for (int i = 0; i < argc; i++)
+		len += 4 * strlen(argv[i]) + 3;
+	s = p = malloc(len);
+	if (!s)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		*p++ = '\'';
+		for (const char *a = argv[i]; *a; a++) {
+			if (*a == '\'') {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else {
+				*p++ = *a;
+			}
+		}
+		*p++ = '\'';
+		*p++ = i + 1 < argc ? ' ' : 0;
+	}
+	if (!argc)
+		*p = 0;
+	return s;
+}
+
+static char *read_all(int fd, size_t *len)
+{
+	size_t cap = 65536;
+	char *buf = malloc(cap);
+	ssize_t n;
+
+	*len = 0;
+	while (buf && (n = read(fd, buf + *len, cap - *len)) > 0) {
+		*len += (size_t)n;
+		if (*len == cap) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb)
+				free(buf);
+			buf = nb;
+		}
+	}
+	return buf;
+}
+
+int cmd_shell(int argc, char **argv, struct cli_opts *o)
+{
+	const char *host = NULL;
+	bool with_stdin = false;
+	int i, status = 255, rc = 255;
+	struct lab lab;
+	struct dut d;
+	struct al_err err;
+	char *cmd, *in = NULL;
+	size_t inlen = 0;
+
+	for (i = 1; i < argc; i++) {
+		int r;
+		if (strcmp(argv[i], "--") == 0) {
+			i++;
+			break;
+		}
+		r = cli_common_opt(argc, argv, &i, o);
+		if (r < 0)
+			return 2;
+		if (r)
+			continue;
+		if (cli_is_help(argv[i])) {
+			cli_usage(stdout, "shell");
+			return 0;
+		} else if (strcmp(argv[i], "--stdin") == 0) {
+			with_stdin = true;
+		} else if (!host) {
+			host = argv[i];
+		} else {
+			break; /* the command starts without "--" */
+		}
+	}
+	if (!host || i >= argc) {
+		cli_usage(stderr, "shell");
+		return 2;
+	}
+	cmd = join_quoted(argc - i, argv + i);
+	if (with_stdin && !(in = read_all(STDIN_FILENO, &inlen))) {
+		fprintf(stderr, "airlab shell: cannot read stdin\n");
+		free(cmd);
+		return 2;
+	}
+	if (lab_load(&lab, o->lab, &err) < 0) {
+		cli_fail(&err);
+		goto out_cmd;
+	}
+	if (cli_dut_open(&d, &lab, host) < 0)
+		goto out_lab;
+	if (dut_run(&d, cmd, in, inlen, STDOUT_FILENO, STDERR_FILENO, &status,
+		    10, &err) < 0)
+		cli_fail(&err);
+	else
+		rc = status;
+	dut_close(&d);
+out_lab:
+	lab_free(&lab);
+out_cmd:
+	free(cmd);
+	free(in);
+	return rc;
+}

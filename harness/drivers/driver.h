@@ -1,0 +1,107 @@
+/* Driver kinds. Each kind is one ops struct; each driver is one file that
+ * fills it; a registry maps the lab file's `driver:` name to the ops.
+ * Resources (what a device is) live in lab/; drivers only know how to talk
+ * to one. Every op returns 0 on success or -1 with err naming the device,
+ * the port and what was tried. */
+#ifndef AIRLAB_DRIVER_H
+#define AIRLAB_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "../lab/lab.h"
+#include "../util/err.h"
+
+/* What every driver instance is bound to. */
+struct drv_target {
+	const struct lab *lab;
+	const struct lab_host *host;
+	const struct lab_binding *binding;
+};
+
+/* ---- power: only set and get a port (power_cycle is generic) ---- */
+struct power_dev;
+struct power_ops {
+	const char *name;
+	int (*open)(struct power_dev **out, const struct drv_target *t,
+		    struct al_err *err);
+	int (*set)(struct power_dev *d, bool on, struct al_err *err);
+	int (*get)(struct power_dev *d, bool *on, struct al_err *err);
+	void (*close)(struct power_dev *d);
+};
+
+/* ---- flash: put a stack variant's image onto the DUT ---- */
+struct flash_image {
+	const char *variant;	 /* variant name, e.g. "stock-6.1" */
+	const char *kernel;	 /* kernel series, e.g. "6.1" */
+	const char *cell_conf;	 /* DUT cell configuration text */
+};
+struct flash_ops {
+	const char *name;
+	int (*flash)(const struct drv_target *t, const struct flash_image *img,
+		     struct al_err *err);
+};
+
+/* ---- console: a serial port ---- */
+struct console_dev;
+struct console_ops {
+	const char *name;
+	int (*open)(struct console_dev **out, const struct drv_target *t,
+		    struct al_err *err);
+	/* Reads what is available within timeout_ms; returns bytes read (0 on
+	 * timeout) or -1. */
+	ssize_t (*read)(struct console_dev *d, void *buf, size_t len,
+			int timeout_ms, struct al_err *err);
+	int (*write)(struct console_dev *d, const void *buf, size_t len,
+		     struct al_err *err);
+	/* A file descriptor that polls readable when data waits (for the
+	 * interactive console), or -1. */
+	int (*fd)(struct console_dev *d);
+	void (*close)(struct console_dev *d);
+};
+
+/* ---- shell: run a command on the host ---- */
+struct shell_dev;
+struct shell_ops {
+	const char *name;
+	int (*open)(struct shell_dev **out, const struct drv_target *t,
+		    int timeout_ms, struct al_err *err);
+	/* Runs cmd; stdin_data (may be NULL) is written to its stdin, which is
+	 * then closed; its stdout/stderr go to the given fds (-1: discard).
+	 * *exit_status receives the remote exit status. */
+	int (*run)(struct shell_dev *d, const char *cmd, const void *stdin_data,
+		   size_t stdin_len, int out_fd, int err_fd, int *exit_status,
+		   struct al_err *err);
+	void (*close)(struct shell_dev *d);
+};
+
+/* ---- attenuator: set and read path loss per channel ---- */
+struct atten_dev;
+struct atten_ops {
+	const char *name;
+	int (*open)(struct atten_dev **out, const struct drv_target *t,
+		    struct al_err *err);
+	int (*set_db)(struct atten_dev *d, int channel, double db,
+		      struct al_err *err);
+	int (*get_db)(struct atten_dev *d, int channel, double *db,
+		      struct al_err *err);
+	void (*close)(struct atten_dev *d);
+};
+
+/* Registry lookups by `driver:` name; on a miss err lists the known
+ * names of that kind. */
+const struct power_ops *power_driver(const char *name, struct al_err *err);
+const struct flash_ops *flash_driver(const char *name, struct al_err *err);
+const struct console_ops *console_driver(const char *name,
+					 struct al_err *err);
+const struct shell_ops *shell_driver(const char *name, struct al_err *err);
+const struct atten_ops *atten_driver(const char *name, struct al_err *err);
+
+/* The drivers (one file each). */
+extern const struct power_ops power_qemu_ops;		/* power/qemu.c */
+extern const struct flash_ops flash_qemu_image_ops;	/* flash/qemu_image.c */
+extern const struct console_ops console_serial_ops;	/* console/serial.c */
+extern const struct shell_ops shell_ssh_ops;		/* shell/ssh.c */
+
+#endif

@@ -1,0 +1,46 @@
+/* Test cell (topology/NAME.yaml): which AP, which stations, which RF path each
+ * station sits on and that path's base loss, and where the traffic server
+ * is wired. Hosts are names from the lab file. */
+#ifndef AIRLAB_TOPOLOGY_H
+#define AIRLAB_TOPOLOGY_H
+
+#include "../util/err.h"
+#include "lab.h"
+
+#define TOPO_MAX_STATIONS 128
+
+struct topo_station {
+	char name[16]; /* [a-z0-9_-], 1..15 chars: also the netns name */
+	char host[LAB_NAME_MAX];
+	char radio[LAB_NAME_MAX];
+	char path[LAB_NAME_MAX]; /* RF path (attenuator channel) */
+	double base_loss_db;
+	int line;
+};
+
+struct topology {
+	char path[4096];
+	char name[LAB_NAME_MAX];
+	struct {
+		char host[LAB_NAME_MAX];
+		char radio[LAB_NAME_MAX];
+		char ssid[33];
+		char passphrase[64]; /* WPA2-PSK, 8..63 chars */
+		int channel;	     /* 2.4 GHz 1..13 or 5 GHz 36..165 */
+		int line;
+	} ap;
+	struct {
+		char host[LAB_NAME_MAX];
+		char link[LAB_NAME_MAX]; /* "veth" (virtual) or an iface */
+		int line;
+	} server;
+	struct topo_station stations[TOPO_MAX_STATIONS];
+	int nstations;
+};
+
+/* Parses and validates a topology; when lab is non-NULL, every host the
+ * topology names must exist in it. Errors: "path:line: msg". */
+int topology_load(struct topology *t, const char *path, const struct lab *lab,
+		  struct al_err *err);
+
+#endif

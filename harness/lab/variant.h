@@ -1,0 +1,21 @@
+/* Stack variants (kernel/NAME.yaml): which kernel the DUT boots and how its
+ * wlan interfaces queue. */
+#ifndef AIRLAB_VARIANT_H
+#define AIRLAB_VARIANT_H
+
+#include "../util/err.h"
+
+struct variant {
+	char path[4096];
+	char name[64];	      /* e.g. "stock-6.1" */
+	char kernel[32];      /* kernel series: "6.1" or "6.12" */
+	char root_qdisc[128]; /* tc spec put at wlan root, "" = leave */
+	char default_qdisc[32]; /* net.core.default_qdisc, "" = leave */
+	char description[256];
+};
+
+/* Loads kernel/<name>.yaml from dir (or a path when name contains '/'). */
+int variant_load(struct variant *v, const char *dir, const char *name,
+		 struct al_err *err);
+
+#endif

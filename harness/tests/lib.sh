@@ -1,0 +1,61 @@
+# Shared by the shell-level tests (it_*.sh) and the benchmark: a private
+# copy of the virtual lab (own state dir, free SSH port) and TAP-like
+# bookkeeping that ends with "N passed, N failed".
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+AIRLAB="$ROOT/build/airlab"
+T_PASSED=0
+T_FAILED=0
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# make_test_lab DIR: writes DIR/lab.yaml, a copy of lab/virtual.yaml with a
+# state dir under DIR and a free port; prints the path.
+make_test_lab() {
+	local dir=$1 port
+	port=$(free_port)
+	mkdir -p "$dir/state"
+	sed -e "s#^state_dir:.*#state_dir: $dir/state#" \
+		-e "s#^image_dir:.*#image_dir: $ROOT/build/dut-image#" \
+		-e "s#127.0.0.1:10022#127.0.0.1:$port#" \
+		-e "s#port: 10022#port: $port#" \
+		"$ROOT/lab/virtual.yaml" >"$dir/lab.yaml"
+	echo "$dir/lab.yaml"
+}
+
+# make_topology N FILE: a cell with N stations on dut1.
+make_topology() {
+	local n=$1 f=$2 i
+	{
+		echo "cell: cell-${n}sta"
+		echo "ap: {host: dut1, radio: radio0, ssid: airlab-cell, passphrase: airlab-virtual-psk, channel: 6}"
+		echo "server: {host: dut1, link: veth}"
+		echo "stations:"
+		for i in $(seq 1 "$n"); do
+			echo "  - {name: sta$i, host: dut1, radio: radio$i, path: path$i, base_loss_db: 60}"
+		done
+	} >"$f"
+}
+
+ok() {
+	T_PASSED=$((T_PASSED + 1))
+	echo "ok - $*"
+}
+
+not_ok() {
+	T_FAILED=$((T_FAILED + 1))
+	echo "not ok - $*"
+}
+
+# check NAME CMD...: passes when CMD exits 0.
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+finish() {
+	echo "$T_PASSED passed, $T_FAILED failed"
+	[ "$T_FAILED" -eq 0 ]
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Runs every unit test binary (plain and ASan+UBSan builds), then the
+# virtual-lab integration test, and prints one closing line:
+# "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.."
+export AIRLAB_ROOT=$PWD
+unit_only=0
+[ "${1:-}" = "--unit-only" ] && unit_only=1
+
+passed=0 failed=0
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+for t in build/tests/test_* build/tests-asan/test_*; do
+	[ -x "$t" ] || continue
+	echo "== $t"
+	out=$("$t" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
+	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
+	# A crash or sanitizer abort leaves no cmocka summary: count it.
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "!! $t exited $rc without a cmocka failure summary"
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+done
+
+if [ "$unit_only" -eq 0 ]; then
+	for it in harness/tests/it_*.sh; do
+		echo "== $it"
+		out=$("$it" 2>&1 | tee /dev/stderr)
+		line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -1)
+		if [ -z "$line" ]; then
+			echo "!! $it printed no closing line"
+			failed=$((failed + 1))
+			continue
+		fi
+		passed=$((passed + ${line%% passed*}))
+		f=${line#*, }
+		failed=$((failed + ${f%% failed*}))
+	done
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
