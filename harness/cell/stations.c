@@ -91,10 +91,8 @@ int stations_parse(const struct topology *t, const char *text,
 			r->signal_dbm = parse_num(v);
 		if (field(l, "txrate_mbps", v, sizeof(v)) == 0)
 			r->txrate_mbps = parse_num(v);
-		if (field(l, "wpa_state", v, sizeof(v)) == 0)
-			snprintf(r->wpa_state, sizeof(r->wpa_state), "%s", v);
-		if (field(l, "bssid", v, sizeof(v)) == 0)
-			snprintf(r->bssid, sizeof(r->bssid), "%s", v);
+		field(l, "wpa_state", r->wpa_state, sizeof(r->wpa_state));
+		field(l, "bssid", r->bssid, sizeof(r->bssid));
 	}
 	return n;
 }

@@ -18,8 +18,8 @@ for t in build/tests/test_* build/tests-asan/test_*; do
 	out=$("$t" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
-	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
-	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
+	p=$(printf '%s\n' "$out" | grep -oE '\[  PASSED  \] [0-9]+ test' | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}')
+	f=$(printf '%s\n' "$out" | grep -oE '\[  FAILED  \] [0-9]+ test' | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}')
 	# A crash or sanitizer abort leaves no cmocka summary: count it.
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "!! $t exited $rc without a cmocka failure summary"

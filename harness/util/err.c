@@ -28,6 +28,7 @@ int al_err_prefix(struct al_err *err, const char *fmt, ...)
 	vsnprintf(prefix, sizeof(prefix), fmt, ap);
 	va_end(ap);
 	memcpy(old, err->msg, sizeof(old));
-	snprintf(err->msg, sizeof(err->msg), "%s: %s", prefix, old);
+	/* Bounded pieces: an over-long context is cut, never the buffer. */
+	snprintf(err->msg, sizeof(err->msg), "%.300s: %.700s", prefix, old);
 	return -1;
 }
