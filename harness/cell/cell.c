@@ -99,7 +99,8 @@ int cell_conf_render(const struct cell *c, char *buf, size_t len,
 		bad |= conf_put(buf, len, &off, key, val);
 	}
 	if (bad)
-		return al_errf(err, "cell.conf for %s does not fit in %zu bytes",
+		return al_errf(err,
+			       "cell.conf for %s does not fit in %zu bytes",
 			       t->name, len);
 	return 0;
 }

@@ -19,9 +19,9 @@ struct cell {
 };
 
 struct cell_paths {
-	const char *lab;      /* lab/virtual.yaml */
-	const char *topology; /* topology/cell-4sta.yaml */
-	const char *variant;  /* variant name or file */
+	const char *lab;	 /* lab/virtual.yaml */
+	const char *topology;	 /* topology/cell-4sta.yaml */
+	const char *variant;	 /* variant name or file */
 	const char *variant_dir; /* kernel/ */
 };
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #define READY_MARKER "airlab-init: ready"
-#define SSH_WAIT_S 60
+#define SSH_WAIT_S   60
 
 static double now_s(void)
 {
@@ -43,8 +43,9 @@ int dut_open(struct dut *d, const struct lab *lab, const char *name,
 	d->boot_timeout_s = 120;
 	v = lab_param(&d->host->power, "boot_timeout_s");
 	if (v && (d->boot_timeout_s = atoi(v)) <= 0)
-		return al_errf(err, "%s:%d: %s: boot_timeout_s '%s' is not a "
-				    "positive number",
+		return al_errf(err,
+			       "%s:%d: %s: boot_timeout_s '%s' is not a "
+			       "positive number",
 			       lab->path, d->host->power.line, name, v);
 
 	if (!(d->power = power_driver(d->host->power.driver, err)) ||
@@ -96,10 +97,11 @@ int dut_power_set(struct dut *d, bool on, struct al_err *err)
 	if (dut_power_get(d, &now, err) < 0)
 		return -1;
 	if (now != on)
-		return al_errf(err, "%s: power %s did not take: the %s driver "
-				    "still reads it %s",
-			       d->host->name, on ? "on" : "off",
-			       d->power->name, now ? "on" : "off");
+		return al_errf(err,
+			       "%s: power %s did not take: the %s driver "
+			       "still reads it %s",
+			       d->host->name, on ? "on" : "off", d->power->name,
+			       now ? "on" : "off");
 	return 0;
 }
 
@@ -135,14 +137,14 @@ int dut_console_expect(struct dut *d, const char *marker, int timeout_s,
 		ssize_t n;
 
 		if (left <= 0) {
-			al_errf(err, "%s: console did not show '%s' within %d s",
+			al_errf(err,
+				"%s: console did not show '%s' within %d s",
 				d->host->name, marker, timeout_s);
 			break;
 		}
-		n = d->console->read(c, window + have,
-				     sizeof(window) - 1 - have,
-				     left > 0.5 ? 500 : (int)(left * 1000) + 1,
-				     err);
+		n = d->console->read(
+		    c, window + have, sizeof(window) - 1 - have,
+		    left > 0.5 ? 500 : (int)(left * 1000) + 1, err);
 		if (n < 0) {
 			al_err_prefix(err, "%s console", d->host->name);
 			break;
@@ -175,8 +177,8 @@ static int shell_ensure(struct dut *d, int timeout_s, struct al_err *err)
 {
 	if (d->shell_dev)
 		return 0;
-	if (d->shell->open(&d->shell_dev, &d->shell_t, timeout_s * 1000,
-			   err) < 0) {
+	if (d->shell->open(&d->shell_dev, &d->shell_t, timeout_s * 1000, err) <
+	    0) {
 		d->shell_dev = NULL;
 		return -1;
 	}

@@ -73,15 +73,17 @@ int stations_parse(const struct topology *t, const char *text,
 		if (!l[0])
 			continue;
 		if (field(l, "station", name, sizeof(name)) < 0)
-			return al_errf(err, "DUT station report: no station= "
-					    "in line '%s'",
+			return al_errf(err,
+				       "DUT station report: no station= "
+				       "in line '%s'",
 				       l);
 		for (int i = 0; i < n; i++)
 			if (strcmp(rows[i].name, name) == 0)
 				r = &rows[i];
 		if (!r)
-			return al_errf(err, "DUT reports station '%s' which "
-					    "is not in %s",
+			return al_errf(err,
+				       "DUT reports station '%s' which "
+				       "is not in %s",
 				       name, t->path);
 		if (field(l, "associated", v, sizeof(v)) == 0)
 			r->associated = strcmp(v, "yes") == 0;

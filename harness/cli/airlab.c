@@ -10,16 +10,17 @@
 #include <unistd.h>
 
 static const struct subcommand subcommands[] = {
-	{"up", cmd_up, "[--require-all] [--wait S]",
-	 "power on, flash, boot the DUT; associate all stations"},
-	{"down", cmd_down, "", "power the cell's hosts off"},
-	{"status", cmd_status, "[--wait S]", "power state, booted kernel, stations"},
-	{"power", cmd_power, "on|off|cycle|status HOST",
-	 "switch a host's power (cycle proves it came back)"},
-	{"console", cmd_console, "HOST [--log FILE] [--timeout S]",
-	 "attach to a host's serial console (Ctrl-] leaves)"},
-	{"shell", cmd_shell, "HOST [--stdin] -- CMD...",
-	 "run a command on a host; exits with its status"},
+    {"up", cmd_up, "[--require-all] [--wait S]",
+     "power on, flash, boot the DUT; associate all stations"},
+    {"down", cmd_down, "", "power the cell's hosts off"},
+    {"status", cmd_status, "[--wait S]",
+     "power state, booted kernel, stations"},
+    {"power", cmd_power, "on|off|cycle|status HOST",
+     "switch a host's power (cycle proves it came back)"},
+    {"console", cmd_console, "HOST [--log FILE] [--timeout S]",
+     "attach to a host's serial console (Ctrl-] leaves)"},
+    {"shell", cmd_shell, "HOST [--stdin] -- CMD...",
+     "run a command on a host; exits with its status"},
 };
 
 #define NSUB (sizeof(subcommands) / sizeof(subcommands[0]))
@@ -37,12 +38,13 @@ void cli_usage(FILE *f, const char *name)
 		fprintf(f, "Usage: airlab %s %s\n  %s\n", name,
 			subcommands[i].args, subcommands[i].summary);
 	}
-	fprintf(f, "Common options:\n"
-		   "  --lab FILE        lab inventory (default lab/virtual.yaml)\n"
-		   "  --topology FILE   test cell (default "
-		   "topology/cell-4sta.yaml)\n"
-		   "  --variant NAME    stack variant from kernel/ (default "
-		   "mac80211-6.12)\n");
+	fprintf(f,
+		"Common options:\n"
+		"  --lab FILE        lab inventory (default lab/virtual.yaml)\n"
+		"  --topology FILE   test cell (default "
+		"topology/cell-4sta.yaml)\n"
+		"  --variant NAME    stack variant from kernel/ (default "
+		"mac80211-6.12)\n");
 }
 
 static void usage(FILE *f)
@@ -62,11 +64,11 @@ int cli_common_opt(int argc, char **argv, int *i, struct cli_opts *o)
 		const char *flag;
 		size_t off, len;
 	} opts[] = {
-		{"--lab", offsetof(struct cli_opts, lab), sizeof(o->lab)},
-		{"--topology", offsetof(struct cli_opts, topology),
-		 sizeof(o->topology)},
-		{"--variant", offsetof(struct cli_opts, variant),
-		 sizeof(o->variant)},
+	    {"--lab", offsetof(struct cli_opts, lab), sizeof(o->lab)},
+	    {"--topology", offsetof(struct cli_opts, topology),
+	     sizeof(o->topology)},
+	    {"--variant", offsetof(struct cli_opts, variant),
+	     sizeof(o->variant)},
 	};
 	for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
 		if (strcmp(argv[*i], opts[k].flag) != 0)
@@ -136,7 +138,7 @@ static void default_paths(struct cli_opts *o)
 
 int main(int argc, char **argv)
 {
-	struct cli_opts o;
+	struct cli_opts o = {0};
 	int i = 1;
 
 	default_paths(&o);

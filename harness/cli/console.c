@@ -14,8 +14,8 @@
 
 #define ESCAPE_CHAR 0x1d /* Ctrl-] */
 
-static int pump(struct dut *d, struct console_dev *c, int log_fd,
-		int timeout_s, bool interactive, struct al_err *err)
+static int pump(struct dut *d, struct console_dev *c, int log_fd, int timeout_s,
+		bool interactive, struct al_err *err)
 {
 	time_t end = timeout_s > 0 ? time(NULL) + timeout_s : 0;
 	char buf[4096];
@@ -23,7 +23,8 @@ static int pump(struct dut *d, struct console_dev *c, int log_fd,
 	int cfd = d->console->fd(c);
 
 	if (cfd < 0)
-		return al_errf(err, "%s: console driver %s gives no pollable fd",
+		return al_errf(err,
+			       "%s: console driver %s gives no pollable fd",
 			       d->host->name, d->console->name);
 	for (;;) {
 		struct pollfd pf[2] = {{cfd, POLLIN, 0},
@@ -39,7 +40,8 @@ static int pump(struct dut *d, struct console_dev *c, int log_fd,
 		if (n < 0)
 			return -1;
 		if (n == 0 && (pf[0].revents & (POLLHUP | POLLERR)))
-			return al_errf(err, "%s: console hung up (powered off?)",
+			return al_errf(err,
+				       "%s: console hung up (powered off?)",
 				       d->host->name);
 		if (n > 0) {
 			if (write(STDOUT_FILENO, buf, (size_t)n) < 0)
@@ -90,8 +92,9 @@ int cmd_console(int argc, char **argv, struct cli_opts *o)
 			char *end;
 			timeout_s = (int)strtol(argv[++i], &end, 10);
 			if (*end || timeout_s < 0) {
-				fprintf(stderr, "airlab console: bad --timeout "
-						"'%s'\n",
+				fprintf(stderr,
+					"airlab console: bad --timeout "
+					"'%s'\n",
 					argv[i]);
 				return 2;
 			}

@@ -14,7 +14,7 @@ static char *join_quoted(int argc, char **argv)
 
 	for (int i = 0; i < argc; i++)
 		len += 4 * strlen(argv[i]) + 3;
-	s = p = malloc(len);
+	s = p = calloc(1, len);
 	if (!s)
 		return NULL;
 	for (int i = 0; i < argc; i++) {

@@ -27,8 +27,9 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 			char *end;
 			wait_s = (int)strtol(argv[++i], &end, 10);
 			if (*end || wait_s < 0) {
-				fprintf(stderr, "airlab status: bad --wait "
-						"'%s'\n",
+				fprintf(stderr,
+					"airlab status: bad --wait "
+					"'%s'\n",
 					argv[i]);
 				return 2;
 			}
@@ -50,8 +51,9 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 		rc = 0;
 		goto out;
 	}
-	if (dut_run_capture(&d, "uname -r; . /etc/airlab/cell.conf && "
-				"echo \"$AIRLAB_VARIANT $AIRLAB_CELL\"",
+	if (dut_run_capture(&d,
+			    "uname -r; . /etc/airlab/cell.conf && "
+			    "echo \"$AIRLAB_VARIANT $AIRLAB_CELL\"",
 			    &release, &status, 10, &err) < 0) {
 		cli_fail(&err);
 		goto out;

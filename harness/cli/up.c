@@ -81,8 +81,9 @@ int cmd_up(int argc, char **argv, struct cli_opts *o)
 			char *end;
 			wait_s = (int)strtol(argv[++i], &end, 10);
 			if (*end || wait_s <= 0) {
-				fprintf(stderr, "airlab up: --wait '%s' is not "
-						"a positive number of seconds\n",
+				fprintf(stderr,
+					"airlab up: --wait '%s' is not "
+					"a positive number of seconds\n",
 					argv[i]);
 				return 2;
 			}
@@ -131,11 +132,13 @@ int cmd_up(int argc, char **argv, struct cli_opts *o)
 		fprintf(stderr,
 			"airlab: %s booted kernel '%s' but variant %s wants "
 			"%s\n",
-			d.host->name, release, c.variant.name, c.variant.kernel);
+			d.host->name, release, c.variant.name,
+			c.variant.kernel);
 		goto out;
 	}
-	fprintf(stderr, "%s: kernel %s (variant %s); waiting up to %d s for "
-			"%d stations\n",
+	fprintf(stderr,
+		"%s: kernel %s (variant %s); waiting up to %d s for "
+		"%d stations\n",
 		d.host->name, release, c.variant.name, wait_s,
 		c.topo.nstations);
 	n = cli_report_stations(&d, &c.topo, wait_s, &nassoc);

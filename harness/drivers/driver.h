@@ -33,9 +33,9 @@ struct power_ops {
 
 /* ---- flash: put a stack variant's image onto the DUT ---- */
 struct flash_image {
-	const char *variant;	 /* variant name, e.g. "stock-6.1" */
-	const char *kernel;	 /* kernel series, e.g. "6.1" */
-	const char *cell_conf;	 /* DUT cell configuration text */
+	const char *variant;   /* variant name, e.g. "stock-6.1" */
+	const char *kernel;    /* kernel series, e.g. "6.1" */
+	const char *cell_conf; /* DUT cell configuration text */
 };
 struct flash_ops {
 	const char *name;
@@ -93,15 +93,14 @@ struct atten_ops {
  * names of that kind. */
 const struct power_ops *power_driver(const char *name, struct al_err *err);
 const struct flash_ops *flash_driver(const char *name, struct al_err *err);
-const struct console_ops *console_driver(const char *name,
-					 struct al_err *err);
+const struct console_ops *console_driver(const char *name, struct al_err *err);
 const struct shell_ops *shell_driver(const char *name, struct al_err *err);
 const struct atten_ops *atten_driver(const char *name, struct al_err *err);
 
 /* The drivers (one file each). */
-extern const struct power_ops power_qemu_ops;		/* power/qemu.c */
-extern const struct flash_ops flash_qemu_image_ops;	/* flash/qemu_image.c */
-extern const struct console_ops console_serial_ops;	/* console/serial.c */
-extern const struct shell_ops shell_ssh_ops;		/* shell/ssh.c */
+extern const struct power_ops power_qemu_ops;	    /* power/qemu.c */
+extern const struct flash_ops flash_qemu_image_ops; /* flash/qemu_image.c */
+extern const struct console_ops console_serial_ops; /* console/serial.c */
+extern const struct shell_ops shell_ssh_ops;	    /* shell/ssh.c */
 
 #endif

@@ -5,21 +5,21 @@
 #include <string.h>
 
 static const struct power_ops *const power_table[] = {
-	&power_qemu_ops,
+    &power_qemu_ops,
 };
 static const struct flash_ops *const flash_table[] = {
-	&flash_qemu_image_ops,
+    &flash_qemu_image_ops,
 };
 static const struct console_ops *const console_table[] = {
-	&console_serial_ops,
+    &console_serial_ops,
 };
 static const struct shell_ops *const shell_table[] = {
-	&shell_ssh_ops,
+    &shell_ssh_ops,
 };
 /* Attenuator drivers arrive with the medium daemon and the Mini-Circuits
  * drivers; until then every lookup fails with the (empty) list. */
 static const struct atten_ops *const atten_table[] = {
-	NULL,
+    NULL,
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -101,10 +101,10 @@ static void stations_report_parses(void **state)
 	struct station_row rows[8];
 	struct al_err err;
 	const char *report =
-		"station=sta2 associated=yes assoc_s=3.25 signal_dbm=-30 "
-		"txrate_mbps=54.0 bssid=02:00:00:00:00:00 wpa_state=COMPLETED\n"
-		"station=sta1 associated=no assoc_s=- signal_dbm=- "
-		"txrate_mbps=- wpa_state=SCANNING\n";
+	    "station=sta2 associated=yes assoc_s=3.25 signal_dbm=-30 "
+	    "txrate_mbps=54.0 bssid=02:00:00:00:00:00 wpa_state=COMPLETED\n"
+	    "station=sta1 associated=no assoc_s=- signal_dbm=- "
+	    "txrate_mbps=- wpa_state=SCANNING\n";
 
 	assert_int_equal(stations_parse(&c->topo, report, rows, 8, &err), 3);
 	assert_string_equal(rows[0].name, "sta1");
@@ -129,13 +129,13 @@ static void stations_report_rejects_strangers(void **state)
 	struct station_row rows[8];
 	struct al_err err;
 
-	assert_int_equal(stations_parse(&c->topo, "station=sta9 associated=yes\n",
-					rows, 8, &err),
+	assert_int_equal(stations_parse(&c->topo,
+					"station=sta9 associated=yes\n", rows,
+					8, &err),
 			 -1);
 	assert_non_null(strstr(err.msg, "sta9"));
-	assert_int_equal(stations_parse(&c->topo, "garbage line\n", rows, 8,
-					&err),
-			 -1);
+	assert_int_equal(
+	    stations_parse(&c->topo, "garbage line\n", rows, 8, &err), -1);
 	assert_non_null(strstr(err.msg, "garbage line"));
 	free(c);
 }
@@ -143,10 +143,10 @@ static void stations_report_rejects_strangers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(conf_survives_sh),
-		cmocka_unit_test(conf_too_small_is_an_error),
-		cmocka_unit_test(stations_report_parses),
-		cmocka_unit_test(stations_report_rejects_strangers),
+	    cmocka_unit_test(conf_survives_sh),
+	    cmocka_unit_test(conf_too_small_is_an_error),
+	    cmocka_unit_test(stations_report_parses),
+	    cmocka_unit_test(stations_report_rejects_strangers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

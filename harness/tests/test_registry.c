@@ -69,10 +69,10 @@ static void attenuator_kind_is_empty_for_now(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(known_names_resolve),
-		cmocka_unit_test(every_driver_fills_its_ops),
-		cmocka_unit_test(unknown_name_lists_known),
-		cmocka_unit_test(attenuator_kind_is_empty_for_now),
+	    cmocka_unit_test(known_names_resolve),
+	    cmocka_unit_test(every_driver_fills_its_ops),
+	    cmocka_unit_test(unknown_name_lists_known),
+	    cmocka_unit_test(attenuator_kind_is_empty_for_now),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,10 +14,10 @@ struct al_err {
 /* Sets err->msg (printf-style) and returns -1 so callers can
  * `return al_errf(err, ...)`. err may be NULL. */
 int al_errf(struct al_err *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Prepends "prefix: " to an existing message; returns -1. */
 int al_err_prefix(struct al_err *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 #endif
