@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 CC ?= cc
 B := build
-PKGS := yaml-0.1 libserialport libssh jansson
+PKGS := yaml-0.1 libserialport libssh jansson zlib
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O2
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -14,7 +14,8 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 # Library: every .c under these folders (one folder per concern).
 LIB_DIRS := harness/util harness/lab harness/qmp harness/cell \
 	harness/drivers harness/drivers/power harness/drivers/flash \
-	harness/drivers/console harness/drivers/shell harness/drivers/atten
+	harness/drivers/console harness/drivers/shell harness/drivers/atten \
+	harness/medium harness/agent harness/results harness/suites
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 CLI_SRC := $(wildcard harness/cli/*.c)
 GUEST_SRC := $(wildcard harness/guest/*.c)
@@ -27,6 +28,10 @@ CLI_OBJ := $(CLI_SRC:%.c=$(B)/obj/%.o)
 TESTS := $(TEST_SRC:harness/tests/%.c=$(B)/tests/%)
 TESTS_ASAN := $(TEST_SRC:harness/tests/%.c=$(B)/tests-asan/%)
 GUEST_BIN := $(B)/guest/airlab-guest
+AGENT_BIN := $(B)/guest/airlab-agent
+MEDIUM_BIN := $(B)/guest/airlab-medium
+MEDIUM_SRC := $(wildcard harness/medium/daemon/*.c harness/medium/*.c) \
+	harness/guest/cell_conf.c
 
 DEPS_STAMP := $(B)/.deps-installed
 IMAGE_DIR := $(B)/dut-image
@@ -34,14 +39,14 @@ IMAGE_DIR := $(B)/dut-image
 .PHONY: all deps image run check check-unit check-integration check-long \
 	bench clean format lint fuzz
 
-all: $(B)/airlab $(GUEST_BIN)
+all: $(B)/airlab $(GUEST_BIN) $(MEDIUM_BIN) $(AGENT_BIN) $(B)/airlab-suite-local
 
 # ---- dependencies -------------------------------------------------------
 # Idempotent: apt-get only runs when a listed package is missing.
 DEB_PACKAGES := build-essential pkg-config clang-format cppcheck \
 	libyaml-dev libserialport-dev libssh-dev libjansson-dev libcmocka-dev \
 	qemu-system-x86 busybox-static dropbear-bin hostapd wpasupplicant iw \
-	iproute2 iperf3 irtt cpio xz-utils kmod openssh-client
+	iproute2 iperf3 irtt flent python3-matplotlib zlib1g-dev cpio xz-utils kmod openssh-client
 deps:
 	@missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PACKAGES) 2>/dev/null \
 		| awk '$$NF!="installed"{print $$1}'; \
@@ -79,6 +84,14 @@ $(GUEST_BIN): $(GUEST_SRC) $(wildcard harness/guest/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -o $@ $(GUEST_SRC)
 
+# The agent runs on DUT hosts too: libc only, no libairlab.a.
+$(AGENT_BIN): harness/agent/main/airlab-agent.c $(wildcard harness/agent/*.[ch]) harness/util/err.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -o $@ harness/agent/main/airlab-agent.c $(wildcard harness/agent/*.c) harness/util/err.c
+
+$(B)/airlab-suite-local: harness/suites/main/airlab-suite-local.c $(B)/libairlab.a
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -o $@ $< $(B)/libairlab.a $(PKG_LIBS) -lm
+
 $(B)/tests/%: harness/tests/%.c $(B)/libairlab.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -o $@ $< $(B)/libairlab.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm -lutil
@@ -86,6 +99,11 @@ $(B)/tests/%: harness/tests/%.c $(B)/libairlab.a
 $(B)/tests-asan/%: harness/tests/%.c $(B)/libairlab-asan.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -O1 $(SAN) $(PKG_CFLAGS) -o $@ $< $(B)/libairlab-asan.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm -lutil
+
+# The medium daemon runs in the guest too: libc + libm only.
+$(MEDIUM_BIN): $(MEDIUM_SRC) $(wildcard harness/medium/*.h harness/medium/daemon/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -o $@ $(MEDIUM_SRC) -lm
 
 # ---- DUT image ------------------------------------------------------------
 image: $(GUEST_BIN)

@@ -6,8 +6,8 @@
 
 #include "../util/err.h"
 
-#define LAB_NAME_MAX 64
-#define LAB_MAX_HOSTS 32
+#define LAB_NAME_MAX   64
+#define LAB_MAX_HOSTS  32
 #define LAB_MAX_PARAMS 32
 
 /* One driver binding: `driver:` plus free-form scalar settings that only the
@@ -59,6 +59,12 @@ struct lab {
 
 /* Parses and validates a lab file. Errors are one line: "path:line: msg". */
 int lab_load(struct lab *lab, const char *path, struct al_err *err);
+/* The same from memory (tests, fuzzers); name stands for the path in
+ * errors and relative paths resolve from its directory. */
+int lab_load_buf(struct lab *lab, const char *name, const void *buf, size_t len,
+		 struct al_err *err);
+/* Frees the settings' values; safe on a zeroed or failed-to-load lab (a
+ * failing lab_load has already freed what it allocated). */
 void lab_free(struct lab *lab);
 
 const struct lab_host *lab_host_find(const struct lab *lab, const char *name);

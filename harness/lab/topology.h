@@ -26,7 +26,7 @@ struct topology {
 		char radio[LAB_NAME_MAX];
 		char ssid[33];
 		char passphrase[64]; /* WPA2-PSK, 8..63 chars */
-		int channel;	     /* 2.4 GHz 1..13 or 5 GHz 36..165 */
+		int channel;	     /* 2.4 GHz 1..14 or 5 GHz 36..177 */
 		int line;
 	} ap;
 	struct {
@@ -42,5 +42,8 @@ struct topology {
  * topology names must exist in it. Errors: "path:line: msg". */
 int topology_load(struct topology *t, const char *path, const struct lab *lab,
 		  struct al_err *err);
+/* The same from memory (tests, fuzzers); name stands for the path. */
+int topology_load_buf(struct topology *t, const char *name, const void *buf,
+		      size_t len, const struct lab *lab, struct al_err *err);
 
 #endif

@@ -17,7 +17,7 @@
 
 /* query-qmp-schema is the largest reply QEMU has (~200 KB); anything far
  * beyond that is not QMP. */
-#define QMP_LINE_MAX (16u * 1024 * 1024)
+#define QMP_LINE_MAX	 (16u * 1024 * 1024)
 #define CONNECT_RETRY_MS 20
 
 struct qmp {
@@ -100,11 +100,11 @@ int qmp_msg_parse(const char *text, size_t len, struct qmp_msg *m,
 		m->data = json_object_get(m->json, "data");
 		if (json_is_object(ts))
 			m->timestamp =
-				(double)json_integer_value(
-					json_object_get(ts, "seconds")) +
-				(double)json_integer_value(
-					json_object_get(ts, "microseconds")) /
-					1e6;
+			    (double)json_integer_value(
+				json_object_get(ts, "seconds")) +
+			    (double)json_integer_value(
+				json_object_get(ts, "microseconds")) /
+				1e6;
 		return 0;
 	}
 	if ((v = json_object_get(m->json, "return"))) {
@@ -154,12 +154,12 @@ static void event_record(struct qmp *q, const struct qmp_msg *m)
 
 const struct qmp_event *qmp_last_event(const struct qmp *q, const char *name)
 {
-	size_t kept = q->nevents < QMP_EVENTS_KEPT ? q->nevents
-						   : QMP_EVENTS_KEPT;
+	size_t kept =
+	    q->nevents < QMP_EVENTS_KEPT ? q->nevents : QMP_EVENTS_KEPT;
 
 	for (size_t i = 0; i < kept; i++) {
 		const struct qmp_event *e =
-			&q->events[(q->nevents - 1 - i) % QMP_EVENTS_KEPT];
+		    &q->events[(q->nevents - 1 - i) % QMP_EVENTS_KEPT];
 		if (!name || strcmp(e->name, name) == 0)
 			return e;
 	}
@@ -185,7 +185,7 @@ void qmp_events_clear(struct qmp *q)
  * counts as complete. */
 static bool find_line(const struct qmp *q, size_t *llen, size_t *used)
 {
-	const char *nl = memchr(q->buf, '\n', q->len);
+	const char *nl = q->len ? memchr(q->buf, '\n', q->len) : NULL;
 
 	if (!nl && !(q->closed && q->len))
 		return false;
@@ -304,6 +304,29 @@ static int send_all(struct qmp *q, const char *data, size_t len,
 	return 0;
 }
 
+/* After quit's reply: QEMU sends its last events (SHUTDOWN) and closes. */
+static int wait_closed(struct qmp *q, int64_t deadline, int timeout_ms,
+		       struct al_err *err)
+{
+	for (;;) {
+		struct qmp_msg m;
+		enum rd r = read_msg(q, deadline, "quit", &m, err);
+
+		if (r == RD_EOF)
+			return 0;
+		if (r == RD_ERR)
+			return -1;
+		if (r == RD_TIMEOUT)
+			return al_errf(err,
+				       "QMP %s: quit: QEMU replied but kept "
+				       "the connection open for %d ms",
+				       q->path, timeout_ms);
+		if (m.kind == QMP_MSG_EVENT)
+			event_record(q, &m);
+		qmp_msg_free(&m);
+	}
+}
+
 int qmp_execute(struct qmp *q, const char *cmd, json_t *args, json_t **ret,
 		int timeout_ms, struct al_err *err)
 {
@@ -317,8 +340,9 @@ int qmp_execute(struct qmp *q, const char *cmd, json_t *args, json_t **ret,
 	if (ret)
 		*ret = NULL;
 	if (q->closed)
-		return al_errf(err, "QMP %s: %s: QEMU already closed the "
-				    "connection",
+		return al_errf(err,
+			       "QMP %s: %s: QEMU already closed the "
+			       "connection",
 			       q->path, cmd);
 	req = json_pack("{s:s, s:I}", "execute", cmd, "id", id);
 	if (!req || (args && json_object_set(req, "arguments", args) < 0) ||
@@ -366,7 +390,9 @@ int qmp_execute(struct qmp *q, const char *cmd, json_t *args, json_t **ret,
 			if (ret)
 				*ret = json_incref(m.ret);
 			qmp_msg_free(&m);
-			return 0;
+			return is_quit
+				   ? wait_closed(q, deadline, timeout_ms, err)
+				   : 0;
 		}
 		/* Anything else is a late reply to a command that timed
 		 * out: skip it. */
@@ -428,8 +454,9 @@ static int connect_retry(struct qmp *q, int64_t deadline, int timeout_ms,
 		close(fd);
 		/* QEMU may still be creating the socket. */
 		if ((e != ENOENT && e != ECONNREFUSED) || now_ms() >= deadline)
-			return al_errf(err, "QMP %s: connect: %s (tried for %d "
-					    "ms)",
+			return al_errf(err,
+				       "QMP %s: connect: %s (tried for %d "
+				       "ms)",
 				       q->path, strerror(e), timeout_ms);
 		usleep(CONNECT_RETRY_MS * 1000);
 	}
@@ -469,9 +496,10 @@ int qmp_connect(struct qmp **out, const char *sock_path, int timeout_ms,
 		goto fail;
 	}
 	qmp_msg_free(&m);
-	if (qmp_execute(q, "qmp_capabilities", NULL, NULL,
-			(int)(deadline - now_ms() > 0 ? deadline - now_ms() : 1),
-			err) < 0)
+	if (qmp_execute(
+		q, "qmp_capabilities", NULL, NULL,
+		(int)(deadline - now_ms() > 0 ? deadline - now_ms() : 1),
+		err) < 0)
 		goto fail;
 	*out = q;
 	return 0;

@@ -12,7 +12,7 @@
 
 #include "../util/err.h"
 
-#define QMP_EVENTS_KEPT 16
+#define QMP_EVENTS_KEPT	   16
 #define QMP_EVENT_NAME_MAX 64
 
 struct qmp;
@@ -35,7 +35,8 @@ const char *qmp_path(const struct qmp *q);
  * "return" value, which the caller must json_decref. A QMP error reply
  * becomes -1 with "class: desc" in err. A reply that does not come within
  * timeout_ms is an error; if it turns up later it is skipped (replies are
- * matched by id). `quit` counts as done when QEMU closes the socket. */
+ * matched by id). `quit` returns once QEMU has closed the socket (its last
+ * events, e.g. SHUTDOWN, are recorded then). */
 int qmp_execute(struct qmp *q, const char *cmd, json_t *args, json_t **ret,
 		int timeout_ms, struct al_err *err);
 
@@ -59,15 +60,15 @@ enum qmp_msg_kind {
 
 struct qmp_msg {
 	enum qmp_msg_kind kind;
-	json_t *json;	     /* the whole message, owned */
-	bool has_id;	     /* replies: an integer "id" was present */
+	json_t *json; /* the whole message, owned */
+	bool has_id;  /* replies: an integer "id" was present */
 	json_int_t id;
-	json_t *ret;	     /* RETURN: borrowed from json */
-	const char *eclass;  /* ERROR: borrowed */
-	const char *edesc;   /* ERROR: borrowed */
-	const char *event;   /* EVENT: borrowed */
-	double timestamp;    /* EVENT */
-	json_t *data;	     /* EVENT: borrowed, may be NULL */
+	json_t *ret;	    /* RETURN: borrowed from json */
+	const char *eclass; /* ERROR: borrowed */
+	const char *edesc;  /* ERROR: borrowed */
+	const char *event;  /* EVENT: borrowed */
+	double timestamp;   /* EVENT */
+	json_t *data;	    /* EVENT: borrowed, may be NULL */
 };
 
 /* Parses one line of the stream into a message; -1 with err saying what

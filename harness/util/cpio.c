@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define NEWC_MAGIC "070701"
+#define NEWC_MAGIC   "070701"
 #define NEWC_HDR_LEN 110
-#define TRAILER "TRAILER!!!"
+#define TRAILER	     "TRAILER!!!"
 
 static int put(struct cpio_writer *w, const void *buf, size_t len,
 	       struct al_err *err)
@@ -48,8 +48,8 @@ static int entry(struct cpio_writer *w, const char *name, uint32_t mode,
 	uint32_t ino = strcmp(name, TRAILER) ? w->next_ino++ : 0;
 
 	if (len > UINT32_MAX || namesize > UINT32_MAX)
-		return al_errf(err, "cpio %s: %s: too large for newc",
-			       w->what, name);
+		return al_errf(err, "cpio %s: %s: too large for newc", w->what,
+			       name);
 	/* magic, ino, mode, uid, gid, nlink, mtime, filesize, devmajor,
 	 * devminor, rdevmajor, rdevminor, namesize, check. mtime 0 keeps the
 	 * archive reproducible. */

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -71,8 +72,8 @@ static int rm_flat_dir(const char *dev, const char *dir, struct al_err *err)
 	return 0;
 }
 
-static int write_all(const char *dev, int fd, const char *path,
-		     const void *buf, size_t len, struct al_err *err)
+static int write_all(const char *dev, int fd, const char *path, const void *buf,
+		     size_t len, struct al_err *err)
 {
 	const char *p = buf;
 
@@ -94,32 +95,38 @@ static int write_all(const char *dev, int fd, const char *path,
 static off_t copy_into(const char *dev, const char *src, int dst,
 		       const char *dst_path, struct al_err *err)
 {
-	static char buf[COPY_CHUNK];
+	char *buf;
 	int in = open(src, O_RDONLY | O_CLOEXEC);
 	off_t total = 0;
 
 	if (in < 0)
 		return al_errf(err, "%s: open %s: %s", dev, src,
 			       strerror(errno));
+	buf = malloc(COPY_CHUNK);
+	if (!buf) {
+		close(in);
+		return al_errf(err, "%s: copy %s: out of memory", dev, src);
+	}
 	for (;;) {
-		ssize_t n = read(in, buf, sizeof(buf));
+		ssize_t n = read(in, buf, COPY_CHUNK);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			al_errf(err, "%s: read %s: %s", dev, src,
 				strerror(errno));
-			close(in);
-			return -1;
+			total = -1;
+			break;
 		}
 		if (n == 0)
 			break;
 		if (write_all(dev, dst, dst_path, buf, (size_t)n, err) < 0) {
-			close(in);
-			return -1;
+			total = -1;
+			break;
 		}
 		total += n;
 	}
+	free(buf);
 	close(in);
 	return total;
 }
@@ -237,8 +244,7 @@ static int swap_in(const char *dev, const char *staging, const char *live,
 				       staging, live, strerror(errno));
 		return 0;
 	}
-	if (renameat2(AT_FDCWD, staging, AT_FDCWD, live, RENAME_EXCHANGE) ==
-	    0)
+	if (renameat2(AT_FDCWD, staging, AT_FDCWD, live, RENAME_EXCHANGE) == 0)
 		return rm_flat_dir(dev, staging, err);
 	if (errno != EINVAL && errno != ENOSYS)
 		return al_errf(err, "%s: exchange %s <-> %s: %s", dev, staging,
@@ -254,6 +260,17 @@ static int swap_in(const char *dev, const char *staging, const char *live,
 	return rm_flat_dir(dev, old, err);
 }
 
+/* out = a + b; an error when it does not fit. */
+static int join(char *out, size_t len, const char *a, const char *b,
+		const char *dev, struct al_err *err)
+{
+	int n = snprintf(out, len, "%s%s", a, b);
+
+	if (n < 0 || (size_t)n >= len)
+		return al_errf(err, "%s: path too long: %s%s", dev, a, b);
+	return 0;
+}
+
 static int qemu_image_flash(const struct drv_target *t,
 			    const struct flash_image *img, struct al_err *err)
 {
@@ -267,38 +284,40 @@ static int qemu_image_flash(const struct drv_target *t,
 			       dev, img->kernel ? img->kernel : "",
 			       img->variant ? img->variant : "?");
 	if (!img->cell_conf)
-		return al_errf(err, "%s: no cell configuration to flash with "
-				    "variant %s",
+		return al_errf(err,
+			       "%s: no cell configuration to flash with "
+			       "variant %s",
 			       dev, img->variant ? img->variant : "?");
-	if (snprintf(src_dir, sizeof(src_dir), "%s/%s", t->lab->image_dir,
-		     img->kernel) >= (int)sizeof(src_dir) - 16 ||
-	    snprintf(live, sizeof(live), "%s/flash", t->host->state_dir) >=
-		    (int)sizeof(live) - 16)
-		return al_errf(err, "%s: image or state path too long", dev);
-	snprintf(src_kernel, sizeof(src_kernel), "%s/vmlinuz", src_dir);
-	snprintf(src_initrd, sizeof(src_initrd), "%s/initrd.img", src_dir);
-	snprintf(staging, sizeof(staging), "%s.new", live);
-	snprintf(old, sizeof(old), "%s.old", live);
+	if (join(src_dir, sizeof(src_dir), t->lab->image_dir, "/", dev, err) ||
+	    join(src_dir + strlen(src_dir), sizeof(src_dir) - strlen(src_dir),
+		 img->kernel, "", dev, err) ||
+	    join(src_kernel, sizeof(src_kernel), src_dir, "/vmlinuz", dev,
+		 err) ||
+	    join(src_initrd, sizeof(src_initrd), src_dir, "/initrd.img", dev,
+		 err) ||
+	    join(live, sizeof(live), t->host->state_dir, "/flash", dev, err) ||
+	    join(staging, sizeof(staging), live, ".new", dev, err) ||
+	    join(old, sizeof(old), live, ".old", dev, err))
+		return -1;
 	if (need_file(dev, src_kernel, err) < 0 ||
 	    need_file(dev, src_initrd, err) < 0)
 		return -1;
-
 	if (mkdirs(dev, t->host->state_dir, err) < 0 ||
 	    rm_flat_dir(dev, staging, err) < 0 || mkdirs(dev, staging, err) < 0)
 		return -1;
-	snprintf(p, sizeof(p), "%s/vmlinuz", staging);
-	if (copy_file(dev, src_kernel, p, err) < 0)
+	if (join(p, sizeof(p), staging, "/vmlinuz", dev, err) ||
+	    copy_file(dev, src_kernel, p, err) < 0)
 		goto fail;
-	snprintf(p, sizeof(p), "%s/initrd.img", staging);
-	if (build_initrd(dev, src_initrd, p, img->cell_conf, err) < 0)
+	if (join(p, sizeof(p), staging, "/initrd.img", dev, err) ||
+	    build_initrd(dev, src_initrd, p, img->cell_conf, err) < 0)
 		goto fail;
-	snprintf(p, sizeof(p), "%s/cmdline", staging);
-	if (write_text(dev, p, "", err) < 0)
+	if (join(p, sizeof(p), staging, "/cmdline", dev, err) ||
+	    write_text(dev, p, "", err) < 0)
 		goto fail;
-	snprintf(p, sizeof(p), "%s/variant", staging);
 	snprintf(variant_line, sizeof(variant_line), "%s\n",
 		 img->variant ? img->variant : "");
-	if (write_text(dev, p, variant_line, err) < 0)
+	if (join(p, sizeof(p), staging, "/variant", dev, err) ||
+	    write_text(dev, p, variant_line, err) < 0)
 		goto fail;
 	if (swap_in(dev, staging, live, old, err) < 0)
 		goto fail;
@@ -309,6 +328,6 @@ fail:
 }
 
 const struct flash_ops flash_qemu_image_ops = {
-	.name = "qemu-image",
-	.flash = qemu_image_flash,
+    .name = "qemu-image",
+    .flash = qemu_image_flash,
 };

@@ -1,0 +1,661 @@
+/* shell=ssh: runs commands on a host over SSH (libssh), public-key login
+ * only, the server's host key pinned to a file from the lab inventory.
+ *
+ * Settings: host, port (22), user, key (private key file), known_host_key
+ * (the server's "ssh-ed25519 AAAA..." line) or insecure_accept_any_host_key:
+ * yes, connect_timeout_s (10: one connection attempt, and every later
+ * blocking SSH request), alive_timeout_s (30: longest silence of the server
+ * while a command runs; it is probed with keepalives). */
+#include "../driver.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libssh/callbacks.h>
+#include <libssh/libssh.h>
+/* ssh_send_keepalive() is declared there but is a plain global request,
+ * valid from a client too */
+#include <libssh/server.h>
+
+#define SSH_PATH_MAX		  4096
+#define DEFAULT_CONNECT_TIMEOUT_S 10
+#define DEFAULT_ALIVE_TIMEOUT_S	  30
+/* Pause between connection attempts while the server is not up yet. */
+#define RETRY_PAUSE_MS 250
+
+struct shell_dev {
+	ssh_session session;
+	char dev[LAB_NAME_MAX];		   /* host name, for error messages */
+	char where[LAB_NAME_MAX * 3 + 16]; /* user@host:port */
+	int connect_timeout_ms;
+	int alive_timeout_ms;
+	struct ssh_counter_struct rx; /* packets from the server: liveness */
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* "60 s" or "1.5 s". */
+static const char *fmt_seconds(char *buf, size_t len, int ms)
+{
+	if (ms % 1000 == 0)
+		snprintf(buf, len, "%d s", ms / 1000);
+	else
+		snprintf(buf, len, "%.1f s", ms / 1000.0);
+	return buf;
+}
+
+/* A positive number of seconds setting; absent: def. */
+static int seconds_param(const struct drv_target *t, const char *key, int def,
+			 int *out_ms, struct al_err *err)
+{
+	const char *s = lab_param(t->binding, key);
+	char *end;
+	long v;
+
+	if (!s) {
+		*out_ms = def * 1000;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > INT_MAX / 1000)
+		return al_errf(err,
+			       "%s:%d: %s: shell setting %s '%s' is not a "
+			       "positive number of seconds",
+			       t->lab->path, t->binding->line, t->host->name,
+			       key, s);
+	*out_ms = (int)v * 1000;
+	return 0;
+}
+
+/* A required setting with {state}/{images} expanded. */
+static int path_param(const struct drv_target *t, const char *key, char *out,
+		      size_t len, struct al_err *err)
+{
+	const char *s = lab_param(t->binding, key);
+
+	if (!s)
+		return al_errf(err, "%s:%d: %s: shell setting %s is missing",
+			       t->lab->path, t->binding->line, t->host->name,
+			       key);
+	if (lab_expand(t->lab, t->host, s, out, len, err) < 0)
+		return al_err_prefix(err, "%s: shell setting %s", t->host->name,
+				     key);
+	return 0;
+}
+
+/* libssh negotiates the host key type: ask for the pinned key's type so a
+ * server with several host keys shows the one we can compare. */
+static const char *hostkey_algorithms(ssh_key key)
+{
+	switch (ssh_key_type(key)) {
+	case SSH_KEYTYPE_ED25519:
+		return "ssh-ed25519";
+	case SSH_KEYTYPE_ECDSA_P256:
+		return "ecdsa-sha2-nistp256";
+	case SSH_KEYTYPE_ECDSA_P384:
+		return "ecdsa-sha2-nistp384";
+	case SSH_KEYTYPE_ECDSA_P521:
+		return "ecdsa-sha2-nistp521";
+	case SSH_KEYTYPE_RSA:
+		return "rsa-sha2-512,rsa-sha2-256";
+	default:
+		return NULL;
+	}
+}
+
+/* "SHA256:..." of a public key, into buf. */
+static const char *fingerprint(ssh_key key, char *buf, size_t len)
+{
+	unsigned char *hash = NULL;
+	size_t hlen = 0;
+	char *fp;
+
+	snprintf(buf, len, "(no fingerprint)");
+	if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash,
+				   &hlen) < 0)
+		return buf;
+	fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
+	if (fp) {
+		snprintf(buf, len, "%s", fp);
+		ssh_string_free_char(fp);
+	}
+	ssh_clean_pubkey_hash(&hash);
+	return buf;
+}
+
+struct open_cfg {
+	const char *host;
+	unsigned int port;
+	const char *user;
+	char key_path[SSH_PATH_MAX];
+	char known_path[SSH_PATH_MAX]; /* empty: accept any host key */
+	ssh_key key;
+	ssh_key known;
+};
+
+static int set_timeout(ssh_session s, int ms)
+{
+	long sec = ms / 1000, usec = (long)(ms % 1000) * 1000;
+
+	if (ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &sec) < 0 ||
+	    ssh_options_set(s, SSH_OPTIONS_TIMEOUT_USEC, &usec) < 0)
+		return -1;
+	return 0;
+}
+
+/* The outcome of one attempt: connected, worth another try, or a failure
+ * that retrying cannot fix (wrong host key, key refused). */
+enum attempt { ATTEMPT_OK, ATTEMPT_RETRY, ATTEMPT_FATAL };
+
+static enum attempt attempt(struct shell_dev *d, const struct open_cfg *c,
+			    int timeout_ms, struct al_err *err)
+{
+	ssh_session s = ssh_new();
+	ssh_key server = NULL;
+	const char *algos = c->known ? hostkey_algorithms(c->known) : NULL;
+	int no = 0, rc;
+
+	if (!s) {
+		al_errf(err, "%s: %s: out of memory for an SSH session", d->dev,
+			d->where);
+		return ATTEMPT_FATAL;
+	}
+	if (ssh_options_set(s, SSH_OPTIONS_HOST, c->host) < 0 ||
+	    ssh_options_set(s, SSH_OPTIONS_PORT, &c->port) < 0 ||
+	    ssh_options_set(s, SSH_OPTIONS_USER, c->user) < 0 ||
+	    /* hermetic: neither ~/.ssh/config nor known_hosts apply */
+	    ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no) < 0 ||
+	    ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, "/dev/null") < 0 ||
+	    ssh_options_set(s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/dev/null") <
+		0 ||
+	    (algos && ssh_options_set(s, SSH_OPTIONS_HOSTKEYS, algos) < 0) ||
+	    set_timeout(s, timeout_ms) < 0) {
+		al_errf(err, "%s: %s: setting SSH options: %s", d->dev,
+			d->where, ssh_get_error(s));
+		ssh_free(s);
+		return ATTEMPT_FATAL;
+	}
+	if (ssh_connect(s) != SSH_OK) {
+		al_errf(err, "%s", ssh_get_error(s));
+		ssh_free(s);
+		return ATTEMPT_RETRY;
+	}
+
+	if (ssh_get_server_publickey(s, &server) < 0) {
+		al_errf(err, "%s: %s: server sent no host key: %s", d->dev,
+			d->where, ssh_get_error(s));
+		goto fatal;
+	}
+	if (c->known && ssh_key_cmp(server, c->known, SSH_KEY_CMP_PUBLIC)) {
+		char got[128], want[128];
+
+		al_errf(err,
+			"%s: host key mismatch at %s:%u: server has %s %s, %s "
+			"pins %s %s",
+			d->dev, c->host, c->port,
+			ssh_key_type_to_char(ssh_key_type(server)),
+			fingerprint(server, got, sizeof(got)), c->known_path,
+			ssh_key_type_to_char(ssh_key_type(c->known)),
+			fingerprint(c->known, want, sizeof(want)));
+		goto fatal;
+	}
+	ssh_key_free(server);
+	server = NULL;
+
+	rc = ssh_userauth_publickey(s, NULL, c->key);
+	if (rc == SSH_AUTH_SUCCESS) {
+		d->session = s;
+		return ATTEMPT_OK;
+	}
+	if (rc == SSH_AUTH_ERROR) {
+		/* the connection broke: the server may be restarting */
+		al_errf(err, "authentication: %s", ssh_get_error(s));
+		ssh_disconnect(s);
+		ssh_free(s);
+		return ATTEMPT_RETRY;
+	}
+	al_errf(err,
+		"%s: authentication failed at %s: the server %s key %s "
+		"(public-key login is the only one tried)",
+		d->dev, d->where,
+		rc == SSH_AUTH_PARTIAL ? "wants more than" : "refused",
+		c->key_path);
+fatal:
+	ssh_key_free(server);
+	ssh_disconnect(s);
+	ssh_free(s);
+	return ATTEMPT_FATAL;
+}
+
+static int read_config(struct open_cfg *c, struct shell_dev *d,
+		       const struct drv_target *t, struct al_err *err)
+{
+	const char *port_s, *insecure;
+	char *end;
+	long port = 22;
+
+	c->host = lab_param(t->binding, "host");
+	c->user = lab_param(t->binding, "user");
+	if (!c->host || !c->user)
+		return al_errf(err, "%s:%d: %s: shell setting %s is missing",
+			       t->lab->path, t->binding->line, t->host->name,
+			       c->host ? "user" : "host");
+	port_s = lab_param(t->binding, "port");
+	if (port_s) {
+		errno = 0;
+		port = strtol(port_s, &end, 10);
+		if (errno || end == port_s || *end || port < 1 || port > 65535)
+			return al_errf(err,
+				       "%s:%d: %s: shell setting port '%s' is "
+				       "not a TCP port",
+				       t->lab->path, t->binding->line,
+				       t->host->name, port_s);
+	}
+	c->port = (unsigned int)port;
+	snprintf(d->where, sizeof(d->where), "%.*s@%.*s:%u", LAB_NAME_MAX,
+		 c->user, LAB_NAME_MAX, c->host, c->port);
+	if (seconds_param(t, "connect_timeout_s", DEFAULT_CONNECT_TIMEOUT_S,
+			  &d->connect_timeout_ms, err) < 0 ||
+	    seconds_param(t, "alive_timeout_s", DEFAULT_ALIVE_TIMEOUT_S,
+			  &d->alive_timeout_ms, err) < 0)
+		return -1;
+
+	if (path_param(t, "key", c->key_path, sizeof(c->key_path), err) < 0)
+		return -1;
+	if (ssh_pki_import_privkey_file(c->key_path, NULL, NULL, NULL,
+					&c->key) != SSH_OK)
+		return al_errf(err,
+			       "%s: shell key %s: cannot read a private key "
+			       "without passphrase from it",
+			       t->host->name, c->key_path);
+
+	insecure = lab_param(t->binding, "insecure_accept_any_host_key");
+	if (!lab_param(t->binding, "known_host_key")) {
+		if (insecure && strcmp(insecure, "yes") == 0)
+			return 0;
+		return al_errf(err,
+			       "%s:%d: %s: shell setting known_host_key is "
+			       "missing (the server's public host key file); "
+			       "set insecure_accept_any_host_key: yes to skip "
+			       "the check",
+			       t->lab->path, t->binding->line, t->host->name);
+	}
+	if (path_param(t, "known_host_key", c->known_path,
+		       sizeof(c->known_path), err) < 0)
+		return -1;
+	if (ssh_pki_import_pubkey_file(c->known_path, &c->known) != SSH_OK)
+		return al_errf(err,
+			       "%s: shell known_host_key %s: no public key "
+			       "line (\"ssh-ed25519 AAAA...\") readable in it",
+			       t->host->name, c->known_path);
+	return 0;
+}
+
+static void ssh_close_dev(struct shell_dev *d)
+{
+	if (!d)
+		return;
+	if (d->session) {
+		ssh_disconnect(d->session);
+		ssh_free(d->session);
+	}
+	free(d);
+	ssh_finalize();
+}
+
+static int ssh_open(struct shell_dev **out, const struct drv_target *t,
+		    int timeout_ms, struct al_err *err)
+{
+	struct open_cfg c = {0};
+	struct shell_dev *d;
+	struct al_err last = {{0}};
+	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	enum attempt a;
+
+	*out = NULL;
+	if (ssh_init() < 0)
+		return al_errf(err, "%s: libssh initialisation failed",
+			       t->host->name);
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		ssh_finalize();
+		return al_errf(err, "%s: out of memory", t->host->name);
+	}
+	snprintf(d->dev, sizeof(d->dev), "%s", t->host->name);
+	if (read_config(&c, d, t, err) < 0)
+		goto fail;
+
+	/* Retry until the deadline: a booting host's sshd comes up late, and
+	 * a port forwarder may accept and drop connections until then. */
+	for (;;) {
+		int64_t left = deadline - now_ms();
+		int per_try = d->connect_timeout_ms;
+
+		if (left < per_try)
+			per_try = left > 100 ? (int)left : 100;
+		a = attempt(d, &c, per_try, &last);
+		if (a == ATTEMPT_OK)
+			break;
+		if (a == ATTEMPT_FATAL) {
+			*err = last;
+			goto fail;
+		}
+		left = deadline - now_ms();
+		if (left <= 0) {
+			char secs[32];
+
+			al_errf(err,
+				"%s: no SSH answer from %s within %s (last "
+				"error: %.600s)",
+				d->dev, d->where,
+				fmt_seconds(secs, sizeof(secs),
+					    timeout_ms > 0 ? timeout_ms : 0),
+				last.msg);
+			goto fail;
+		}
+		sleep_ms(left < RETRY_PAUSE_MS ? (int)left : RETRY_PAUSE_MS);
+	}
+	/* later requests (channel open, exec) get the full per-request time */
+	set_timeout(d->session, d->connect_timeout_ms);
+	ssh_set_counters(d->session, NULL, &d->rx);
+	ssh_key_free(c.key);
+	ssh_key_free(c.known);
+	*out = d;
+	return 0;
+fail:
+	ssh_key_free(c.key);
+	ssh_key_free(c.known);
+	ssh_close_dev(d);
+	return -1;
+}
+
+/* One command's state, shared with the channel callbacks. */
+struct run_state {
+	int out_fd, err_fd;
+	int write_errno; /* first failed write to out_fd/err_fd */
+	int write_fd;
+	int exit_status;
+	bool got_status, closed;
+	char signal[32];
+};
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int on_data(ssh_session s, ssh_channel ch, void *data, uint32_t len,
+		   int is_stderr, void *userdata)
+{
+	struct run_state *r = userdata;
+	int fd = is_stderr ? r->err_fd : r->out_fd;
+
+	(void)s;
+	(void)ch;
+	/* Always consume: a reader that went away must not stall the
+	 * channel; the write error is reported when the command ends. */
+	if (fd >= 0 && !r->write_errno && write_all(fd, data, len) < 0) {
+		r->write_errno = errno;
+		r->write_fd = fd;
+	}
+	return (int)len;
+}
+
+static void on_close(ssh_session s, ssh_channel ch, void *userdata)
+{
+	struct run_state *r = userdata;
+
+	(void)s;
+	(void)ch;
+	r->closed = true;
+}
+
+static void on_exit_status(ssh_session s, ssh_channel ch, int status,
+			   void *userdata)
+{
+	struct run_state *r = userdata;
+
+	(void)s;
+	(void)ch;
+	r->got_status = true;
+	r->exit_status = status;
+}
+
+static void on_exit_signal(ssh_session s, ssh_channel ch, const char *signal,
+			   int core, const char *errmsg, const char *lang,
+			   void *userdata)
+{
+	struct run_state *r = userdata;
+
+	(void)s;
+	(void)ch;
+	(void)core;
+	(void)errmsg;
+	(void)lang;
+	snprintf(r->signal, sizeof(r->signal), "%s", signal ? signal : "?");
+}
+
+/* Pumps stdin into the channel and the channel's output into the fds
+ * (through on_data) until the server closes the channel. */
+static int pump(struct shell_dev *d, ssh_channel ch, struct run_state *r,
+		const char *cmd, const char *in, size_t in_len,
+		struct al_err *err)
+{
+	ssh_event ev = ssh_event_new();
+	size_t in_off = 0;
+	bool eof_sent = false;
+	uint64_t seen = d->rx.in_packets;
+	int64_t last_rx = now_ms();
+	int rc = -1;
+	char secs[32];
+
+	if (!ev || ssh_event_add_session(ev, d->session) != SSH_OK) {
+		al_errf(err, "%s: %s: cannot poll the SSH session", d->dev,
+			d->where);
+		goto out;
+	}
+	while (!r->closed && !ssh_channel_is_closed(ch)) {
+		int64_t now;
+
+		/* stdin only as far as the server's window reaches, so
+		 * writing never waits while output piles up */
+		while (in_off < in_len && !ssh_channel_is_eof(ch)) {
+			uint32_t win = ssh_channel_window_size(ch);
+			size_t n = in_len - in_off;
+			int w;
+
+			if (win == 0)
+				break;
+			if (n > win)
+				n = win;
+			if (n > 65536)
+				n = 65536;
+			w = ssh_channel_write(ch, in + in_off, (uint32_t)n);
+			if (w < 0) {
+				/* the command may exit without reading all
+				 * of its input: that is its business */
+				if (ssh_channel_is_closed(ch) ||
+				    ssh_channel_is_eof(ch))
+					break;
+				al_errf(err,
+					"%s: %s: writing stdin of '%.200s': "
+					"%s",
+					d->dev, d->where, cmd,
+					ssh_get_error(d->session));
+				goto out;
+			}
+			if (w == 0)
+				break;
+			in_off += (size_t)w;
+		}
+		if (!eof_sent && (in_off >= in_len || ssh_channel_is_eof(ch))) {
+			if (ssh_channel_send_eof(ch) == SSH_ERROR &&
+			    !ssh_channel_is_closed(ch)) {
+				al_errf(err,
+					"%s: %s: closing stdin of '%.200s': "
+					"%s",
+					d->dev, d->where, cmd,
+					ssh_get_error(d->session));
+				goto out;
+			}
+			eof_sent = true;
+		}
+
+		if (ssh_event_dopoll(ev, 1000) == SSH_ERROR &&
+		    ssh_get_status(d->session) &
+			(SSH_CLOSED | SSH_CLOSED_ERROR)) {
+			al_errf(err,
+				"%s: %s: connection lost while running "
+				"'%.200s': %s",
+				d->dev, d->where, cmd,
+				ssh_get_error(d->session));
+			goto out;
+		}
+		if (ssh_get_status(d->session) &
+		    (SSH_CLOSED | SSH_CLOSED_ERROR)) {
+			al_errf(err,
+				"%s: %s: connection closed while running "
+				"'%.200s': %s",
+				d->dev, d->where, cmd,
+				ssh_get_error(d->session));
+			goto out;
+		}
+
+		/* A silent command is fine, a silent server is not: probe it
+		 * and give up when not even keepalive replies come back. */
+		now = now_ms();
+		if (d->rx.in_packets != seen) {
+			seen = d->rx.in_packets;
+			last_rx = now;
+		} else if (now - last_rx > d->alive_timeout_ms) {
+			al_errf(err,
+				"%s: %s: no answer from the server for %s "
+				"while running '%.200s'",
+				d->dev, d->where,
+				fmt_seconds(secs, sizeof(secs),
+					    d->alive_timeout_ms),
+				cmd);
+			goto out;
+		} else if (now - last_rx > d->alive_timeout_ms / 4) {
+			ssh_send_keepalive(d->session);
+		}
+	}
+	rc = 0;
+out:
+	if (ev) {
+		ssh_event_remove_session(ev, d->session);
+		ssh_event_free(ev);
+	}
+	return rc;
+}
+
+static int ssh_run(struct shell_dev *d, const char *cmd, const void *stdin_data,
+		   size_t stdin_len, int out_fd, int err_fd, int *exit_status,
+		   struct al_err *err)
+{
+	struct run_state r = {
+	    .out_fd = out_fd, .err_fd = err_fd, .exit_status = -1};
+	struct ssh_channel_callbacks_struct cb = {
+	    .userdata = &r,
+	    .channel_data_function = on_data,
+	    .channel_close_function = on_close,
+	    .channel_exit_status_function = on_exit_status,
+	    .channel_exit_signal_function = on_exit_signal,
+	};
+	ssh_channel ch;
+	int rc = -1, status;
+
+	if (!stdin_data)
+		stdin_len = 0;
+	ssh_callbacks_init(&cb);
+	ch = ssh_channel_new(d->session);
+	if (!ch)
+		return al_errf(err, "%s: %s: cannot create an SSH channel: %s",
+			       d->dev, d->where, ssh_get_error(d->session));
+	if (ssh_set_channel_callbacks(ch, &cb) != SSH_OK) {
+		al_errf(err, "%s: %s: cannot set channel callbacks", d->dev,
+			d->where);
+		goto out;
+	}
+	/* open and exec block up to connect_timeout_s each */
+	if (ssh_channel_open_session(ch) != SSH_OK) {
+		al_errf(err, "%s: %s: opening a session channel: %s", d->dev,
+			d->where, ssh_get_error(d->session));
+		goto out;
+	}
+	if (ssh_channel_request_exec(ch, cmd) != SSH_OK) {
+		al_errf(err, "%s: %s: exec '%.200s' refused: %s", d->dev,
+			d->where, cmd, ssh_get_error(d->session));
+		goto out;
+	}
+
+	ssh_set_blocking(d->session, 0);
+	rc = pump(d, ch, &r, cmd, stdin_data, stdin_len, err);
+	ssh_set_blocking(d->session, 1);
+	if (rc < 0)
+		goto out;
+	rc = -1;
+
+	/* The channel is closed: this returns what arrived, without waiting. */
+	status = ssh_channel_get_exit_status(ch);
+	if (r.signal[0]) {
+		al_errf(err, "%s: %s: '%.200s' was killed by signal %s", d->dev,
+			d->where, cmd, r.signal);
+		goto out;
+	}
+	if (!r.got_status && status < 0) {
+		al_errf(err, "%s: %s: '%.200s' ended without an exit status",
+			d->dev, d->where, cmd);
+		goto out;
+	}
+	if (r.write_errno) {
+		al_errf(err, "%s: %s: output of '%.200s' to fd %d: %s", d->dev,
+			d->where, cmd, r.write_fd, strerror(r.write_errno));
+		goto out;
+	}
+	*exit_status = r.got_status ? r.exit_status : status;
+	rc = 0;
+out:
+	ssh_remove_channel_callbacks(ch, &cb);
+	ssh_channel_close(ch);
+	ssh_channel_free(ch);
+	return rc;
+}
+
+const struct shell_ops shell_ssh_ops = {
+    .name = "ssh",
+    .open = ssh_open,
+    .run = ssh_run,
+    .close = ssh_close_dev,
+};

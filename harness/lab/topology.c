@@ -1,0 +1,285 @@
+#include "topology.h"
+#include "ydoc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Radios, RF paths and links end up in interface, phy and netns commands
+ * inside the guest: keep them to plain tokens. */
+#define TOKEN_EXTRA "_.:-"
+
+static const char *const top_keys[] = {"cell", "ap", "server", "stations",
+				       NULL};
+static const char *const ap_keys[] = {"host",	    "radio",   "ssid",
+				      "passphrase", "channel", NULL};
+static const char *const server_keys[] = {"host", "link", NULL};
+static const char *const station_keys[] = {"name", "host",	   "radio",
+					   "path", "base_loss_db", NULL};
+
+static int channel_ok(long c)
+{
+	if (c >= 1 && c <= 14)
+		return 1;
+	/* 5 GHz 20 MHz channels: UNII-1/2 36..64, 2e 100..144, 3/4
+	 * 149..177, all 4 apart. */
+	if (c >= 36 && c <= 64)
+		return c % 4 == 0;
+	if (c >= 100 && c <= 144)
+		return c % 4 == 0;
+	if (c >= 149 && c <= 177)
+		return c % 4 == 1;
+	return 0;
+}
+
+/* A host the topology names: a lab host name, and in the lab when given. */
+static int check_host(struct ydoc *d, yaml_node_t *map, const char *what,
+		      const char *host, const struct lab *lab,
+		      struct al_err *err)
+{
+	yaml_node_t *v = ydoc_get(d, map, "host", NULL);
+	char have[512];
+	size_t off = 0;
+
+	if (!ydoc_name_ok(host, LAB_NAME_MAX - 1, "_-", 0))
+		return ydoc_errf(d, v, err,
+				 "%s: host '%s' is not a host name "
+				 "([A-Za-z0-9_-])",
+				 what, host);
+	if (!lab || lab_host_find(lab, host))
+		return 0;
+	have[0] = 0;
+	for (int i = 0; i < lab->nhosts && off < sizeof(have); i++) {
+		int n = snprintf(have + off, sizeof(have) - off, "%s%s",
+				 i ? ", " : "", lab->hosts[i].name);
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	return ydoc_errf(
+	    d, v, err, "%s: unknown host '%s' (lab file %.300s has: %s)", what,
+	    host, lab->path, lab->nhosts ? have : "no hosts");
+}
+
+static int check_token(struct ydoc *d, yaml_node_t *map, const char *what,
+		       const char *key, const char *s, struct al_err *err)
+{
+	if (ydoc_name_ok(s, LAB_NAME_MAX - 1, TOKEN_EXTRA, 0))
+		return 0;
+	return ydoc_errf(d, ydoc_get(d, map, key, NULL), err,
+			 "%s: %s '%s' must be of [A-Za-z0-9_.:-]", what, key,
+			 s);
+}
+
+static int load_ap(struct topology *t, struct ydoc *d, yaml_node_t *ap,
+		   const struct lab *lab, struct al_err *err)
+{
+	char num[64];
+	long ch;
+	size_t plen;
+
+	if (ydoc_check_map(d, ap, "ap", ap_keys, 5, "keys", err) < 0 ||
+	    ydoc_get_str(d, ap, "host", "ap", 1, t->ap.host, sizeof(t->ap.host),
+			 err) < 0 ||
+	    ydoc_get_str(d, ap, "radio", "ap", 1, t->ap.radio,
+			 sizeof(t->ap.radio), err) < 0 ||
+	    ydoc_get_str(d, ap, "ssid", "ap", 1, t->ap.ssid, sizeof(t->ap.ssid),
+			 err) < 0 ||
+	    ydoc_get_str(d, ap, "passphrase", "ap", 1, t->ap.passphrase,
+			 sizeof(t->ap.passphrase), err) < 0 ||
+	    ydoc_get_str(d, ap, "channel", "ap", 1, num, sizeof(num), err) < 0)
+		return -1;
+	if (check_host(d, ap, "ap", t->ap.host, lab, err) < 0 ||
+	    check_token(d, ap, "ap", "radio", t->ap.radio, err) < 0)
+		return -1;
+	/* ydoc_get_str already caps the SSID at 32 bytes. */
+	if (!t->ap.ssid[0])
+		return ydoc_errf(d, ydoc_get(d, ap, "ssid", NULL), err,
+				 "ap: ssid must be 1..32 bytes");
+	plen = strlen(t->ap.passphrase);
+	for (size_t i = 0; i < plen; i++) {
+		unsigned char c = (unsigned char)t->ap.passphrase[i];
+
+		if (c < 0x20 || c > 0x7e)
+			plen = 0;
+	}
+	if (plen < 8)
+		return ydoc_errf(d, ydoc_get(d, ap, "passphrase", NULL), err,
+				 "ap: passphrase must be 8..63 printable "
+				 "ASCII characters (WPA2-PSK)");
+	if (ydoc_parse_long(num, &ch) < 0 || !channel_ok(ch))
+		return ydoc_errf(d, ydoc_get(d, ap, "channel", NULL), err,
+				 "ap: channel '%s' is not a WiFi channel "
+				 "(1..14, or 5 GHz 36..64/100..144 step 4, "
+				 "149..177 step 4)",
+				 num);
+	t->ap.channel = (int)ch;
+	return 0;
+}
+
+static int load_server(struct topology *t, struct ydoc *d, yaml_node_t *srv,
+		       const struct lab *lab, struct al_err *err)
+{
+	if (ydoc_check_map(d, srv, "server", server_keys, 2, "keys", err) < 0 ||
+	    ydoc_get_str(d, srv, "host", "server", 1, t->server.host,
+			 sizeof(t->server.host), err) < 0 ||
+	    ydoc_get_str(d, srv, "link", "server", 1, t->server.link,
+			 sizeof(t->server.link), err) < 0)
+		return -1;
+	if (check_host(d, srv, "server", t->server.host, lab, err) < 0)
+		return -1;
+	return check_token(d, srv, "server", "link", t->server.link, err);
+}
+
+static int load_station(struct topology *t, struct ydoc *d, yaml_node_t *n,
+			int idx, const struct lab *lab, struct al_err *err)
+{
+	struct topo_station *s = &t->stations[t->nstations];
+	char what[64];
+	char num[64];
+
+	snprintf(what, sizeof(what), "station %d", idx + 1);
+	s->line = ydoc_line(n);
+	if (ydoc_check_map(d, n, what, station_keys, 5, "keys", err) < 0 ||
+	    ydoc_get_str(d, n, "name", what, 1, s->name, sizeof(s->name), err) <
+		0)
+		return -1;
+	if (!ydoc_name_ok(s->name, sizeof(s->name) - 1, "_-", 1))
+		return ydoc_errf(d, ydoc_get(d, n, "name", NULL), err,
+				 "%s: name '%s' must be 1..15 characters of "
+				 "[a-z0-9_-] (it names a network namespace)",
+				 what, s->name);
+	snprintf(what, sizeof(what), "station %s", s->name);
+	if (ydoc_get_str(d, n, "host", what, 1, s->host, sizeof(s->host), err) <
+		0 ||
+	    ydoc_get_str(d, n, "radio", what, 1, s->radio, sizeof(s->radio),
+			 err) < 0 ||
+	    ydoc_get_str(d, n, "path", what, 1, s->path, sizeof(s->path), err) <
+		0 ||
+	    ydoc_get_str(d, n, "base_loss_db", what, 1, num, sizeof(num), err) <
+		0)
+		return -1;
+	if (check_host(d, n, what, s->host, lab, err) < 0 ||
+	    check_token(d, n, what, "radio", s->radio, err) < 0 ||
+	    check_token(d, n, what, "path", s->path, err) < 0)
+		return -1;
+	if (ydoc_parse_double(num, &s->base_loss_db) < 0 ||
+	    s->base_loss_db < 0 || s->base_loss_db > 200)
+		return ydoc_errf(d, ydoc_get(d, n, "base_loss_db", NULL), err,
+				 "%s: base_loss_db '%s' is not a number of dB "
+				 "in 0..200",
+				 what, num);
+
+	for (int i = 0; i < t->nstations; i++) {
+		const struct topo_station *o = &t->stations[i];
+
+		if (!strcmp(o->name, s->name))
+			return ydoc_errf(d, ydoc_get(d, n, "name", NULL), err,
+					 "duplicate station name '%s' (first "
+					 "at line %d)",
+					 s->name, o->line);
+		if (!strcmp(o->host, s->host) && !strcmp(o->radio, s->radio))
+			return ydoc_errf(d, ydoc_get(d, n, "radio", NULL), err,
+					 "%s: radio '%s' on host %s is already "
+					 "used by station %s (line %d)",
+					 what, s->radio, s->host, o->name,
+					 o->line);
+	}
+	if (!strcmp(t->ap.host, s->host) && !strcmp(t->ap.radio, s->radio))
+		return ydoc_errf(d, ydoc_get(d, n, "radio", NULL), err,
+				 "%s: radio '%s' on host %s is the AP's radio "
+				 "(line %d)",
+				 what, s->radio, s->host, t->ap.line);
+	t->nstations++;
+	return 0;
+}
+
+static int topo_from_doc(struct topology *t, struct ydoc *d,
+			 const struct lab *lab, struct al_err *err)
+{
+	yaml_node_t *root = ydoc_root(d);
+	yaml_node_t *n;
+	int len;
+
+	if (!root)
+		return al_errf(err,
+			       "%s:1: empty file: expected a map with "
+			       "'cell:', 'ap:', 'server:' and 'stations:'",
+			       t->path);
+	if (ydoc_check_map(d, root, "topology", top_keys, 4, "keys", err) < 0 ||
+	    ydoc_get_str(d, root, "cell", "topology", 1, t->name,
+			 sizeof(t->name), err) < 0)
+		return -1;
+	if (!ydoc_name_ok(t->name, LAB_NAME_MAX - 1, "_-", 0))
+		return ydoc_errf(d, ydoc_get(d, root, "cell", NULL), err,
+				 "cell name '%s' must be of [A-Za-z0-9_-]",
+				 t->name);
+
+	n = ydoc_get(d, root, "ap", &t->ap.line);
+	if (!n)
+		return ydoc_errf(d, root, err, "topology: 'ap' is missing");
+	if (load_ap(t, d, n, lab, err) < 0)
+		return -1;
+
+	n = ydoc_get(d, root, "server", &t->server.line);
+	if (!n)
+		return ydoc_errf(d, root, err, "topology: 'server' is missing");
+	if (load_server(t, d, n, lab, err) < 0)
+		return -1;
+
+	n = ydoc_get(d, root, "stations", NULL);
+	if (!n)
+		return ydoc_errf(d, root, err,
+				 "topology: 'stations' is missing");
+	if (ydoc_is_null(n) ||
+	    (n->type == YAML_SEQUENCE_NODE &&
+	     n->data.sequence.items.top == n->data.sequence.items.start))
+		return ydoc_errf(d, n, err,
+				 "stations: at least one station is needed");
+	if (n->type != YAML_SEQUENCE_NODE)
+		return ydoc_errf(d, n, err, "stations must be a list, not %s",
+				 ydoc_kind(n));
+	len = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+	for (int i = 0; i < len; i++) {
+		yaml_node_t *item = yaml_document_get_node(
+		    &d->doc, n->data.sequence.items.start[i]);
+
+		if (i >= TOPO_MAX_STATIONS)
+			return ydoc_errf(d, item, err,
+					 "stations: too many stations (at most "
+					 "%d)",
+					 TOPO_MAX_STATIONS);
+		if (load_station(t, d, item, i, lab, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int topo_finish(struct topology *t, struct ydoc *d, int rc,
+		       const struct lab *lab, struct al_err *err)
+{
+	if (rc == 0)
+		rc = topo_from_doc(t, d, lab, err);
+	ydoc_free(d);
+	return rc;
+}
+
+int topology_load_buf(struct topology *t, const char *name, const void *buf,
+		      size_t len, const struct lab *lab, struct al_err *err)
+{
+	struct ydoc d;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->path, sizeof(t->path), "%s", name);
+	return topo_finish(t, &d, ydoc_load_buf(&d, name, buf, len, err), lab,
+			   err);
+}
+
+int topology_load(struct topology *t, const char *path, const struct lab *lab,
+		  struct al_err *err)
+{
+	struct ydoc d;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	return topo_finish(t, &d, ydoc_load_file(&d, path, err), lab, err);
+}

@@ -1,0 +1,312 @@
+/* Suite definitions: the table matches Flent's tests where Flent has the
+ * suite, parameters are checked before anything runs, and the collector
+ * turns agent lines into Flent series (and failures into a partial run). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "../suites/run.h"
+#include "../suites/suites.h"
+
+static const char *const one[] = {"sta1"};
+static const char *const four[] = {"sta1", "sta2", "sta3", "sta4"};
+
+static const struct suite_flow *by_series(const struct suite_plan *p,
+					  const char *name)
+{
+	for (size_t i = 0; i < p->n_flows; i++)
+		if (!strcmp(p->flows[i].series, name))
+			return &p->flows[i];
+	return NULL;
+}
+
+static size_t count_kind(const struct suite_plan *p, enum suite_kind k)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n_flows; i++)
+		n += p->flows[i].kind == k;
+	return n;
+}
+
+static void lists_every_suite(void **state)
+{
+	(void)state;
+	const char *want[] = {"ping",	   "tcp_1up", "tcp_1down", "tcp_nup",
+			      "tcp_ndown", "rrul",    "rrul_be",   "rtt_fair",
+			      "flows100",  "airtime"};
+	size_t n;
+	const struct suite *s = suite_list(&n);
+	struct al_err err;
+
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(s[i].name, want[i]);
+		assert_ptr_equal(suite_find(want[i], &err), &s[i]);
+		assert_non_null(s[i].flent_name);
+		assert_true(s[i].n_items > 0);
+	}
+}
+
+static void unknown_suite_lists_known(void **state)
+{
+	(void)state;
+	struct al_err err;
+
+	assert_null(suite_find("rrul2", &err));
+	assert_non_null(strstr(err.msg, "unknown suite 'rrul2'"));
+	assert_non_null(strstr(err.msg, "rrul_be"));
+	assert_non_null(strstr(err.msg, "flows100"));
+	assert_null(suite_find(NULL, &err));
+}
+
+static void rrul_matches_flent(void **state)
+{
+	(void)state;
+	struct suite_params p = {.stations = one, .n_stations = 1};
+	struct suite_plan plan;
+	struct al_err err;
+	const struct {
+		const char *series;
+		int tos;
+	} want[] = {
+	    {"TCP upload BE", 0},	{"TCP upload BK", 0x20},
+	    {"TCP upload CS5", 0xa0},	{"TCP upload EF", 0xb8},
+	    {"TCP download BE", 0},	{"TCP download BK", 0x20},
+	    {"TCP download CS5", 0xa0}, {"TCP download EF", 0xb8},
+	    {"Ping (ms) UDP EF", 0xb8}, {"Ping (ms) UDP BK", 0x20},
+	    {"Ping (ms) UDP BE", 0},	{"Ping (ms) ICMP", 0},
+	};
+
+	assert_int_equal(
+	    suite_expand(suite_find("rrul", &err), &p, &plan, &err), 0);
+	assert_true(plan.length_s == 60 && plan.delay_s == 5 &&
+		    plan.total_s == 70 && fabs(plan.step_s - 0.2) < 1e-12);
+	assert_int_equal(plan.n_flows, 12);
+	assert_int_equal(count_kind(&plan, SUITE_TCP_UP), 4);
+	assert_int_equal(count_kind(&plan, SUITE_TCP_DOWN), 4);
+	assert_int_equal(count_kind(&plan, SUITE_UDP_RTT), 3);
+	assert_int_equal(count_kind(&plan, SUITE_ICMP), 1);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct suite_flow *f = by_series(&plan, want[i].series);
+
+		assert_non_null(f);
+		assert_int_equal(f->tos, want[i].tos);
+	}
+	/* Bulk flows wait 5 s and run 60; probes cover all 70 s. */
+	const struct suite_flow *up = by_series(&plan, "TCP upload EF");
+	const struct suite_flow *icmp = by_series(&plan, "Ping (ms) ICMP");
+
+	assert_true(up->delay_s == 5 && up->length_s == 60);
+	assert_true(icmp->delay_s == 0 && icmp->length_s == 0);
+	assert_int_equal(icmp->interval_ms, 200);
+	assert_int_equal(by_series(&plan, "Ping (ms) UDP EF")->interval_ms, 5);
+
+	char cmd[256];
+
+	assert_int_equal(suite_flow_command(&plan, 3, "10.0.0.1", 5201, 5202,
+					    cmd, sizeof(cmd)),
+			 0);
+	assert_string_equal(cmd, "flow tcp-up up3 10.0.0.1 5201 tos=184 "
+				 "delay_ms=5000 length_ms=60000");
+	assert_int_equal(suite_flow_command(&plan, 8, "10.0.0.1", 5201, 5202,
+					    cmd, sizeof(cmd)),
+			 0);
+	assert_string_equal(cmd, "probe udp udp8 10.0.0.1 5202 tos=184 "
+				 "interval_ms=5");
+	suite_plan_free(&plan);
+}
+
+static void streams_and_stations_expand(void **state)
+{
+	(void)state;
+	struct suite_params p = {
+	    .stations = one, .n_stations = 1, .streams = 7};
+	struct suite_plan plan;
+	struct al_err err;
+
+	assert_int_equal(
+	    suite_expand(suite_find("tcp_nup", &err), &p, &plan, &err), 0);
+	assert_int_equal(count_kind(&plan, SUITE_TCP_UP), 7);
+	assert_non_null(by_series(&plan, "TCP upload::1"));
+	assert_non_null(by_series(&plan, "TCP upload::7"));
+	suite_plan_free(&plan);
+
+	/* rtt_fair: Flent's labels and markings, one set per station. */
+	p = (struct suite_params){.stations = four, .n_stations = 4};
+	assert_int_equal(
+	    suite_expand(suite_find("rtt_fair", &err), &p, &plan, &err), 0);
+	assert_int_equal(plan.n_flows, 12);
+	assert_int_equal(by_series(&plan, "TCP upload BE1 sta1")->tos, 0);
+	assert_int_equal(by_series(&plan, "TCP download BK1 sta3")->tos, 0x20);
+	assert_int_equal(by_series(&plan, "TCP upload BK2 sta4")->station, 3);
+	assert_non_null(by_series(&plan, "Ping (ms) ICMP2 sta2"));
+	suite_plan_free(&plan);
+
+	/* flows100: 100 downloads round-robin over the stations, together. */
+	assert_int_equal(
+	    suite_expand(suite_find("flows100", &err), &p, &plan, &err), 0);
+	assert_int_equal(count_kind(&plan, SUITE_TCP_DOWN), 100);
+	size_t per[4] = {0};
+
+	for (size_t i = 0; i < plan.n_flows; i++)
+		if (plan.flows[i].kind == SUITE_TCP_DOWN) {
+			per[plan.flows[i].station]++;
+			assert_true(plan.flows[i].delay_s == plan.delay_s);
+		}
+	assert_true(per[0] == 25 && per[1] == 25 && per[2] == 25 &&
+		    per[3] == 25);
+	suite_plan_free(&plan);
+}
+
+static void bad_parameters_are_refused(void **state)
+{
+	(void)state;
+	const struct suite *rrul = suite_find("rrul", NULL);
+	struct suite_params p = {.stations = one, .n_stations = 1};
+	struct suite_plan plan;
+	struct al_err err;
+
+	p.length_s = -3;
+	assert_int_equal(suite_expand(rrul, &p, &plan, &err), -1);
+	assert_non_null(strstr(err.msg, "--length -3"));
+	p.length_s = 10;
+	p.step_s = 0.001;
+	assert_int_equal(suite_expand(rrul, &p, &plan, &err), -1);
+	assert_non_null(strstr(err.msg, "--step"));
+	p.step_s = 20;
+	assert_int_equal(suite_expand(rrul, &p, &plan, &err), -1);
+	p.step_s = 0;
+	p.streams = 3;
+	assert_int_equal(suite_expand(rrul, &p, &plan, &err), -1);
+	assert_non_null(strstr(err.msg, "no --streams"));
+	p.streams = 0;
+	p.n_stations = 0;
+	assert_int_equal(suite_expand(rrul, &p, &plan, &err), -1);
+	assert_non_null(strstr(err.msg, "no stations"));
+	const char *const dup[] = {"sta1", "sta1"};
+
+	p.stations = dup;
+	p.n_stations = 2;
+	assert_int_equal(suite_expand(rrul, &p, &plan, &err), -1);
+	assert_non_null(strstr(err.msg, "twice"));
+	p.stations = one;
+	p.n_stations = 1;
+	p.cc = "bbr; rm";
+	assert_int_equal(suite_expand(rrul, &p, &plan, &err), -1);
+	p.cc = "bbr";
+	assert_int_equal(suite_expand(rrul, &p, &plan, &err), 0);
+	char cmd[256];
+
+	suite_flow_command(&plan, 0, "10.0.0.1", 1, 2, cmd, sizeof(cmd));
+	assert_non_null(strstr(cmd, " cc=bbr"));
+	suite_plan_free(&plan);
+}
+
+static void collector_builds_series_and_marks_failures(void **state)
+{
+	(void)state;
+	struct suite_params p = {
+	    .stations = one, .n_stations = 1, .length_s = 2};
+	struct suite_plan plan;
+	struct suite_outcome res;
+	struct al_err err;
+	struct suite_collector *c;
+	struct flent_file *f;
+	const double t0 = 1700000000.0;
+	char line[256];
+
+	assert_int_equal(
+	    suite_expand(suite_find("tcp_1up", &err), &p, &plan, &err), 0);
+	c = suite_collector_new(&plan, t0, &err);
+	assert_non_null(c);
+	/* plan: up0 = TCP upload, icmp1 = Ping (ms) ICMP */
+	assert_int_equal(suite_collect_line(c, 0,
+					    "e up0 1700000005.0 connected "
+					    "0.3 ms",
+					    &err),
+			 0);
+	for (int k = 1; k <= 10; k++) {
+		snprintf(line, sizeof(line),
+			 "s up0 %.3f 50.0 dur=0.2 tcp_cwnd=20 tcp_rtt=3.5",
+			 t0 + 5 + 0.2 * k);
+		assert_int_equal(suite_collect_line(c, 0, line, &err), 0);
+	}
+	assert_int_equal(suite_collect_line(c, 0,
+					    "s icmp1 1700000006.0 2.5 "
+					    "seq=5",
+					    &err),
+			 0);
+	assert_int_equal(
+	    suite_collect_line(c, 0, "l icmp1 1700000006.2 seq=6", &err), 0);
+	assert_int_equal(suite_collect_line(c, 0,
+					    "sum up0 bytes=1 connected=1 "
+					    "failed=0 first_ms=1.5",
+					    &err),
+			 0);
+	assert_int_equal(suite_collect_line(c, 0,
+					    "sum icmp1 sent=2 received=1 "
+					    "lost=1",
+					    &err),
+			 0);
+	assert_int_equal(suite_collect_line(c, 0, "s nosuch 1.0 1.0", &err),
+			 -1);
+	assert_non_null(strstr(err.msg, "nosuch"));
+	f = suite_collector_finish(c, &res);
+	assert_false(res.partial);
+	assert_int_equal(res.flows, 1);
+	assert_int_equal(res.flows_connected, 1);
+	assert_int_equal(res.flows_started_2s, 1);
+	int up = flent_series_find(f, "TCP upload");
+	int icmp = flent_series_find(f, "Ping (ms) ICMP");
+
+	assert_true(up >= 0 && icmp >= 0);
+	assert_int_equal(flent_raw_count(f, up), 10);
+	assert_int_equal(flent_raw_count(f, icmp), 2);
+	json_t *raw = flent_raw_json(f, up);
+
+	assert_true(json_number_value(json_object_get(json_array_get(raw, 0),
+						      "tcp_cwnd")) == 20);
+	json_decref(raw);
+	json_t *md = flent_metadata(f);
+
+	assert_string_equal(json_string_value(json_object_get(md, "NAME")),
+			    "tcp_1up");
+	assert_string_equal(
+	    json_string_value(json_array_get(json_object_get(md, "HOSTS"), 0)),
+	    "sta1");
+	flent_free(f);
+
+	/* A flow that errors makes the run partial, with the reason. */
+	c = suite_collector_new(&plan, t0, &err);
+	suite_collect_line(c, 0,
+			   "e up0 1700000005.0 error connect to 10.0.0.1 "
+			   "port 5201: Connection refused",
+			   &err);
+	f = suite_collector_finish(c, &res);
+	assert_true(res.partial);
+	assert_non_null(strstr(res.reasons, "TCP upload (up0 on sta1): error "
+					    "connect"));
+	assert_non_null(strstr(res.reasons, "no summary"));
+	assert_int_equal(res.flows_connected, 0);
+	flent_free(f);
+	suite_plan_free(&plan);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(lists_every_suite),
+	    cmocka_unit_test(unknown_suite_lists_known),
+	    cmocka_unit_test(rrul_matches_flent),
+	    cmocka_unit_test(streams_and_stations_expand),
+	    cmocka_unit_test(bad_parameters_are_refused),
+	    cmocka_unit_test(collector_builds_series_and_marks_failures),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,195 @@
+/* Stack-variant parser: the repo's kernel/ files, lookup by name and by
+ * path, the list of known variants, and malformed variants with their
+ * exact "file:line: message". */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../lab/variant.h"
+#include "fixture_repo.h"
+
+static void repo_variants_parse(void **state)
+{
+	char dir[PATH_MAX], want[PATH_MAX + 32];
+	struct variant v;
+	struct al_err err;
+
+	(void)state;
+	repo_path(dir, sizeof(dir), "kernel");
+	if (variant_load(&v, dir, "stock-6.1", &err) < 0)
+		fail_msg("%s", err.msg);
+	snprintf(want, sizeof(want), "%s/stock-6.1.yaml", dir);
+	assert_string_equal(v.path, want);
+	assert_string_equal(v.name, "stock-6.1");
+	assert_string_equal(v.kernel, "6.1");
+	assert_string_equal(v.root_qdisc, "pfifo limit 1000");
+	assert_string_equal(v.default_qdisc, "");
+	assert_non_null(strstr(v.description, "1000-packet pfifo"));
+
+	if (variant_load(&v, dir, "fq_codel-6.1", &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(v.kernel, "6.1");
+	assert_string_equal(v.root_qdisc, "mq");
+	assert_string_equal(v.default_qdisc, "fq_codel");
+
+	if (variant_load(&v, dir, "mac80211-6.12", &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(v.kernel, "6.12");
+	assert_string_equal(v.root_qdisc, "");
+	assert_string_equal(v.default_qdisc, "");
+	assert_non_null(strstr(v.description, "intermediate queues"));
+}
+
+static void fixture_variants_parse(void **state)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct variant v;
+	struct al_err err;
+
+	(void)state;
+	data_path(dir, sizeof(dir), "kernel");
+	if (variant_load(&v, dir, "good-6.12", &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(v.root_qdisc, "fq_codel limit 1024 target 5ms");
+	assert_string_equal(v.description, "test fixture, all keys");
+	if (variant_load(&v, dir, "minimal-6.1", &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(v.kernel, "6.1");
+	assert_string_equal(v.root_qdisc, "");
+	assert_string_equal(v.description, "");
+
+	/* A name with '/' is a path; dir is not used. */
+	data_path(path, sizeof(path), "kernel-list/b-6.12.yaml");
+	if (variant_load(&v, "/nonexistent", path, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(v.name, "b-6.12");
+	assert_string_equal(v.path, path);
+	assert_string_equal(v.kernel, "6.12");
+}
+
+static void unknown_variant_lists_dir(void **state)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32], want[PATH_MAX + 64];
+	struct variant v;
+	struct al_err err;
+
+	(void)state;
+	/* The exact list: a fixture dir holding two variants and a README. */
+	data_path(dir, sizeof(dir), "kernel-list");
+	assert_int_equal(variant_load(&v, dir, "c-6.1", &err), -1);
+	snprintf(path, sizeof(path), "%s/c-6.1.yaml", dir);
+	snprintf(want, sizeof(want),
+		 "unknown variant 'c-6.1' (%s/ has: a-6.1, b-6.12)", dir);
+	assert_err_at(&err, path, 0, want);
+	assert_string_equal(strstr(err.msg, "unknown"), want);
+
+	/* The repo's kernel/ lists (at least) its three variants, sorted. */
+	repo_path(dir, sizeof(dir), "kernel");
+	assert_int_equal(variant_load(&v, dir, "x", &err), -1);
+	snprintf(path, sizeof(path), "%s/x.yaml", dir);
+	assert_err_at(&err, path, 0, "unknown variant 'x' (");
+	assert_non_null(strstr(err.msg, "kernel/ has: "));
+	assert_non_null(strstr(err.msg, "fq_codel-6.1, mac80211-6.12"));
+	assert_non_null(strstr(err.msg, "stock-6.1"));
+
+	/* A dir that does not exist says so. */
+	assert_int_equal(variant_load(&v, "/nonexistent-airlab", "x", &err),
+			 -1);
+	assert_err_at(&err, "/nonexistent-airlab/x.yaml", 0, strerror(ENOENT));
+}
+
+static void bare_names_stay_in_dir(void **state)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct variant v;
+	struct al_err err;
+
+	(void)state;
+	data_path(dir, sizeof(dir), "kernel");
+	assert_int_equal(variant_load(&v, dir, ".hidden", &err), -1);
+	assert_non_null(strstr(err.msg, "variant name '.hidden'"));
+	assert_int_equal(variant_load(&v, dir, "a b", &err), -1);
+	assert_non_null(strstr(err.msg, "must be of [A-Za-z0-9_.-]"));
+	assert_int_equal(variant_load(&v, dir, "", &err), -1);
+	/* A path that does not exist is a file error, not a lookup. */
+	data_path(path, sizeof(path), "kernel/none.yaml");
+	assert_int_equal(variant_load(&v, dir, path, &err), -1);
+	assert_err_at(&err, path, 0, strerror(ENOENT));
+}
+
+static void buffer_checks_name_against_path(void **state)
+{
+	static const char text[] = "variant: alpha\nkernel: \"6.12\"\n";
+	struct variant v;
+	struct al_err err;
+
+	(void)state;
+	if (variant_load_buf(&v, "x/alpha.yaml", text, strlen(text), &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(v.name, "alpha");
+	assert_int_equal(
+	    variant_load_buf(&v, "x/beta.yaml", text, strlen(text), &err), -1);
+	assert_err_at(&err, "x/beta.yaml", 1,
+		      "variant 'alpha' does not match the file name (expected "
+		      "'beta')");
+}
+
+static const struct bad_case bad_variants[] = {
+    {"kernel/mismatch.yaml", 2,
+     "variant 'stock-6.1' does not match the file name (expected "
+     "'mismatch')"},
+    {"kernel/no-kernel.yaml", 2, "'kernel' is missing"},
+    {"kernel/bad-kernel.yaml", 3, "kernel '6' is not a kernel series"},
+    {"kernel/kernel-list.yaml", 3, "'kernel' must be a string, not a list"},
+    {"kernel/unknown-key.yaml", 4, "unknown key 'root_qdsic'"},
+    {"kernel/bad-qdisc.yaml", 4, "root_qdisc 'mq; reboot'"},
+    {"kernel/multiline.yaml", 4, "description must be one line"},
+    {"kernel/dup-key.yaml", 4, "duplicate key 'kernel' (first at line 3)"},
+    {"kernel/syntax.yaml", 3, "YAML syntax error"},
+    {"kernel/empty.yaml", 1, "empty file"},
+};
+
+static void bad_variant_fails_at_line(void **state)
+{
+	const struct bad_case *c = *state;
+	char path[PATH_MAX];
+	struct variant v;
+	struct al_err err;
+
+	data_path(path, sizeof(path), c->file);
+	assert_int_equal(variant_load(&v, "/nonexistent", path, &err), -1);
+	assert_err_at(&err, path, c->line, c->fragment);
+}
+
+int main(void)
+{
+	static const struct CMUnitTest fixed[] = {
+	    cmocka_unit_test(repo_variants_parse),
+	    cmocka_unit_test(fixture_variants_parse),
+	    cmocka_unit_test(unknown_variant_lists_dir),
+	    cmocka_unit_test(bare_names_stay_in_dir),
+	    cmocka_unit_test(buffer_checks_name_against_path),
+	};
+	enum {
+		NFIXED = sizeof(fixed) / sizeof(fixed[0]),
+		NBAD = sizeof(bad_variants) / sizeof(bad_variants[0])
+	};
+	struct CMUnitTest tests[NFIXED + NBAD];
+
+	memcpy(tests, fixed, sizeof(fixed));
+	for (int i = 0; i < NBAD; i++)
+		tests[NFIXED + i] = (struct CMUnitTest){
+		    .name = bad_variants[i].file,
+		    .test_func = bad_variant_fails_at_line,
+		    .initial_state = (void *)&bad_variants[i],
+		};
+	return _cmocka_run_group_tests("variant", tests, NFIXED + NBAD, NULL,
+				       NULL);
+}
