@@ -61,7 +61,12 @@ check "power cycle exits 0" test $? -eq 0
 boot2=$(al shell dut1 -- cat /proc/sys/kernel/random/boot_id)
 check "power cycle rebooted the guest (new boot_id)" \
 	test -n "$boot2" -a "$boot1" != "$boot2"
-gone() { test -n "$1" && test ! -d "/proc/$1"; }
+# Gone = no such process, or a zombie waiting for its (re)parent to reap it.
+gone() {
+	test -n "$1" || return 1
+	[ -d "/proc/$1" ] || return 0
+	[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]
+}
 check "power cycle ended the old QEMU process" gone "$pid1"
 al status --wait 60 >"$work/status.out"
 cat "$work/status.out"
