@@ -127,7 +127,7 @@ bench: deps
 
 fuzz:
 	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
-		clang -g -O1 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
+		clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
 		-o $(B)/$$n $$f $(LIB_SRC) $(PKG_LIBS) -lm || exit 1; done
 
 format:
