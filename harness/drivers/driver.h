@@ -73,6 +73,11 @@ struct shell_ops {
 	int (*run)(struct shell_dev *d, const char *cmd, const void *stdin_data,
 		   size_t stdin_len, int out_fd, int err_fd, int *exit_status,
 		   struct al_err *err);
+	/* Like run, but stdin is streamed from in_fd until it reaches EOF
+	 * (for long-lived line protocols such as airlab-agent's). */
+	int (*stream)(struct shell_dev *d, const char *cmd, int in_fd,
+		      int out_fd, int err_fd, int *exit_status,
+		      struct al_err *err);
 	void (*close)(struct shell_dev *d);
 };
 

@@ -37,6 +37,7 @@ static void every_driver_fills_its_ops(void **state)
 	assert_non_null(console_serial_ops.close);
 	assert_non_null(shell_ssh_ops.open);
 	assert_non_null(shell_ssh_ops.run);
+	assert_non_null(shell_ssh_ops.stream);
 	assert_non_null(shell_ssh_ops.close);
 }
 

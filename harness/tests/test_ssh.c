@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <poll.h>
 #include <pthread.h>
 
 #include "../drivers/driver.h"
@@ -368,6 +369,81 @@ static void test_output_streams_while_running(void **state)
 	free_lab(lab);
 }
 
+struct stream_job {
+	struct shell_dev *d;
+	int in_fd, out_fd, status, rc;
+	struct al_err err;
+};
+
+static void *stream_thread(void *arg)
+{
+	struct stream_job *j = arg;
+
+	j->rc =
+	    shell_ssh_ops.stream(j->d,
+				 "while read l; do echo \"got $l\"; "
+				 "done; exit 4",
+				 j->in_fd, j->out_fd, -1, &j->status, &j->err);
+	close(j->out_fd);
+	return NULL;
+}
+
+/* Reads from fd until the text read so far contains want (or 10 s). */
+static void read_until(int fd, char *buf, size_t len, const char *want)
+{
+	size_t have = strlen(buf);
+	int64_t end = db_now_ms() + 10000;
+
+	while (!strstr(buf, want)) {
+		struct pollfd pf = {fd, POLLIN, 0};
+		ssize_t n;
+
+		if (db_now_ms() > end)
+			fail_msg("no '%s' from the remote side; got '%s'", want,
+				 buf);
+		if (poll(&pf, 1, 100) <= 0)
+			continue;
+		n = read(fd, buf + have, len - 1 - have);
+		if (n <= 0)
+			fail_msg("output closed before '%s'; got '%s'", want,
+				 buf);
+		have += (size_t)n;
+		buf[have] = 0;
+	}
+}
+
+/* stream(): a line protocol where each line is written only after the
+ * answer to the previous one came back. */
+static void test_stream_is_interactive(void **state)
+{
+	struct lab *lab = new_lab(server_port);
+	struct stream_job j = {.d = open_ok(lab), .status = -1};
+	int in[2], out[2];
+	char buf[256] = "";
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	j.in_fd = in[0];
+	j.out_fd = out[1];
+	assert_int_equal(pthread_create(&th, NULL, stream_thread, &j), 0);
+	assert_int_equal(write(in[1], "a\n", 2), 2);
+	read_until(out[0], buf, sizeof(buf), "got a\n");
+	assert_int_equal(write(in[1], "b\n", 2), 2);
+	read_until(out[0], buf, sizeof(buf), "got b\n");
+	close(in[1]); /* EOF ends the remote loop */
+	pthread_join(th, NULL);
+	close(in[0]);
+	close(out[0]);
+	if (j.rc < 0)
+		fail_msg("stream: %s", j.err.msg);
+	assert_string_equal(buf, "got a\ngot b\n");
+	assert_int_equal(j.status, 4);
+	shell_ssh_ops.close(j.d);
+	free_lab(lab);
+}
+
 static void test_killed_by_signal(void **state)
 {
 	struct lab *lab = new_lab(server_port);
@@ -669,6 +745,7 @@ int main(void)
 	    cmocka_unit_test(test_stdin_reaches_command),
 	    cmocka_unit_test(test_big_output_and_input),
 	    cmocka_unit_test(test_output_streams_while_running),
+	    cmocka_unit_test(test_stream_is_interactive),
 	    cmocka_unit_test(test_killed_by_signal),
 	    cmocka_unit_test(test_wrong_host_key),
 	    cmocka_unit_test(test_wrong_client_key),

@@ -9,6 +9,7 @@
 #include "../driver.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -469,9 +470,13 @@ static void on_exit_signal(ssh_session s, ssh_channel ch, const char *signal,
 /* Pumps stdin into the channel and the channel's output into the fds
  * (through on_data) until the server closes the channel. */
 static int pump(struct shell_dev *d, ssh_channel ch, struct run_state *r,
-		const char *cmd, const char *in, size_t in_len,
+		const char *cmd, const char *in, size_t in_len, int in_fd,
 		struct al_err *err)
 {
+	/* Streamed stdin (in_fd) goes through this buffer; in/in_len point
+	 * at it while a chunk is being written. */
+	char chunk[16384];
+	bool in_fd_open = in_fd >= 0;
 	ssh_event ev = ssh_event_new();
 	size_t in_off = 0;
 	bool eof_sent = false;
@@ -519,7 +524,24 @@ static int pump(struct shell_dev *d, ssh_channel ch, struct run_state *r,
 				break;
 			in_off += (size_t)w;
 		}
-		if (!eof_sent && (in_off >= in_len || ssh_channel_is_eof(ch))) {
+		if (in_fd_open && in_off >= in_len) {
+			struct pollfd pf = {in_fd, POLLIN, 0};
+			ssize_t n = 0;
+
+			if (poll(&pf, 1, 0) > 0) {
+				n = read(in_fd, chunk, sizeof(chunk));
+				if (n <= 0 && !(n < 0 && errno == EINTR))
+					in_fd_open = false;
+			}
+			if (n > 0) {
+				in = chunk;
+				in_len = (size_t)n;
+				in_off = 0;
+				continue;
+			}
+		}
+		if (!eof_sent && !in_fd_open &&
+		    (in_off >= in_len || ssh_channel_is_eof(ch))) {
 			if (ssh_channel_send_eof(ch) == SSH_ERROR &&
 			    !ssh_channel_is_closed(ch)) {
 				al_errf(err,
@@ -532,7 +554,8 @@ static int pump(struct shell_dev *d, ssh_channel ch, struct run_state *r,
 			eof_sent = true;
 		}
 
-		if (ssh_event_dopoll(ev, 1000) == SSH_ERROR &&
+		/* A streamed stdin is looked at every 10 ms. */
+		if (ssh_event_dopoll(ev, in_fd_open ? 10 : 1000) == SSH_ERROR &&
 		    ssh_get_status(d->session) &
 			(SSH_CLOSED | SSH_CLOSED_ERROR)) {
 			al_errf(err,
@@ -580,9 +603,10 @@ out:
 	return rc;
 }
 
-static int ssh_run(struct shell_dev *d, const char *cmd, const void *stdin_data,
-		   size_t stdin_len, int out_fd, int err_fd, int *exit_status,
-		   struct al_err *err)
+static int ssh_exec(struct shell_dev *d, const char *cmd,
+		    const void *stdin_data, size_t stdin_len, int in_fd,
+		    int out_fd, int err_fd, int *exit_status,
+		    struct al_err *err)
 {
 	struct run_state r = {
 	    .out_fd = out_fd, .err_fd = err_fd, .exit_status = -1};
@@ -621,7 +645,7 @@ static int ssh_run(struct shell_dev *d, const char *cmd, const void *stdin_data,
 	}
 
 	ssh_set_blocking(d->session, 0);
-	rc = pump(d, ch, &r, cmd, stdin_data, stdin_len, err);
+	rc = pump(d, ch, &r, cmd, stdin_data, stdin_len, in_fd, err);
 	ssh_set_blocking(d->session, 1);
 	if (rc < 0)
 		goto out;
@@ -653,9 +677,26 @@ out:
 	return rc;
 }
 
+static int ssh_run(struct shell_dev *d, const char *cmd, const void *stdin_data,
+		   size_t stdin_len, int out_fd, int err_fd, int *exit_status,
+		   struct al_err *err)
+{
+	return ssh_exec(d, cmd, stdin_data, stdin_len, -1, out_fd, err_fd,
+			exit_status, err);
+}
+
+static int ssh_stream(struct shell_dev *d, const char *cmd, int in_fd,
+		      int out_fd, int err_fd, int *exit_status,
+		      struct al_err *err)
+{
+	return ssh_exec(d, cmd, NULL, 0, in_fd, out_fd, err_fd, exit_status,
+			err);
+}
+
 const struct shell_ops shell_ssh_ops = {
     .name = "ssh",
     .open = ssh_open,
     .run = ssh_run,
+    .stream = ssh_stream,
     .close = ssh_close_dev,
 };
