@@ -240,3 +240,56 @@ int dut_run_capture(struct dut *d, const char *cmd, char **out, int *status,
 	fclose(tmp);
 	return rc;
 }
+
+int dut_spawn(struct dut *d, const char *cmd, int *to_fd, int *from_fd,
+	      pid_t *pid, int timeout_s, struct al_err *err)
+{
+	int in[2], out[2];
+
+	if (!d->shell->stream)
+		return al_errf(err, "%s: shell driver %s cannot stream stdin",
+			       d->host->name, d->shell->name);
+	if (pipe2(in, O_CLOEXEC) < 0)
+		return al_errf(err, "pipe: %s", strerror(errno));
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		close(in[0]);
+		close(in[1]);
+		return al_errf(err, "pipe: %s", strerror(errno));
+	}
+	*pid = fork();
+	if (*pid < 0) {
+		al_errf(err, "fork: %s", strerror(errno));
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		return -1;
+	}
+	if (*pid == 0) {
+		struct shell_dev *s;
+		struct al_err e;
+		int status = 255;
+
+		/* Other agents' pipe ends must not stay open here, or their
+		 * EOF never comes. */
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != in[0] && fd != out[1])
+				close(fd);
+		/* The parent's session shares our socket; a session of our
+		 * own keeps the two conversations apart. */
+		if (d->shell->open(&s, &d->shell_t, timeout_s * 1000, &e) < 0 ||
+		    d->shell->stream(s, cmd, in[0], out[1], STDERR_FILENO,
+				     &status, &e) < 0) {
+			fprintf(stderr, "airlab: %s: '%s': %s\n", d->host->name,
+				cmd, e.msg);
+			_exit(255);
+		}
+		d->shell->close(s);
+		_exit(status & 0xff);
+	}
+	close(in[0]);
+	close(out[1]);
+	*to_fd = in[1];
+	*from_fd = out[0];
+	return 0;
+}

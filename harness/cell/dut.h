@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "../drivers/driver.h"
 
@@ -46,5 +47,13 @@ int dut_run(struct dut *d, const char *cmd, const void *in, size_t inlen,
 /* Runs cmd and captures stdout into a malloc'd string (*out). */
 int dut_run_capture(struct dut *d, const char *cmd, char **out, int *status,
 		    int timeout_s, struct al_err *err);
+
+/* Starts cmd on the host with its stdin and stdout as local pipes, for
+ * long-lived line protocols (airlab-agent). A child process holds its own
+ * shell session and pumps; *pid is that child: its exit status is the
+ * remote command's (255: the session failed, reason on stderr). Closing
+ * *to_fd ends the remote command's input. */
+int dut_spawn(struct dut *d, const char *cmd, int *to_fd, int *from_fd,
+	      pid_t *pid, int timeout_s, struct al_err *err);
 
 #endif

@@ -21,6 +21,10 @@ static const struct subcommand subcommands[] = {
      "attach to a host's serial console (Ctrl-] leaves)"},
     {"shell", cmd_shell, "HOST [--stdin] -- CMD...",
      "run a command on a host; exits with its status"},
+    {"run", cmd_run,
+     "SUITE [--length S] [--step S] [--streams N] [--cc CC] [--out DIR]",
+     "run a test suite on the cell, write results/<run-id>/"},
+    {"suites", cmd_suites, "", "list the test suites"},
 };
 
 #define NSUB (sizeof(subcommands) / sizeof(subcommands[0]))
@@ -91,6 +95,29 @@ int cli_fail(const struct al_err *err)
 	return 1;
 }
 
+int cli_fail_neg(const struct al_err *err)
+{
+	cli_fail(err);
+	return -1;
+}
+
+int cli_seconds_arg(const char *cmd, const char *opt, const char *v, int min,
+		    int *out)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+
+	if (!*v || *end || n < min || n > 86400) {
+		fprintf(stderr,
+			"airlab %s: %s '%s' is not a whole number of "
+			"seconds from %d to 86400\n",
+			cmd, opt, v, min);
+		return -1;
+	}
+	*out = (int)n;
+	return 0;
+}
+
 int cli_cell_load(struct cell *c, struct cli_opts *o)
 {
 	struct al_err err;
@@ -134,6 +161,7 @@ static void default_paths(struct cli_opts *o)
 		 root);
 	snprintf(o->variant, sizeof(o->variant), "mac80211-6.12");
 	snprintf(o->variant_dir, sizeof(o->variant_dir), "%s/kernel", root);
+	snprintf(o->root, sizeof(o->root), "%s", root);
 }
 
 int main(int argc, char **argv)

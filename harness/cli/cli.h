@@ -10,6 +10,7 @@ struct cli_opts {
 	char topology[4096];
 	char variant[256];
 	char variant_dir[4096];
+	char root[4096]; /* the airlab tree (results/, git commit) */
 };
 
 struct subcommand {
@@ -31,12 +32,32 @@ int cli_is_help(const char *arg);
 int cli_cell_load(struct cell *c, struct cli_opts *o);
 /* Opens the DUT that carries the AP of the topology. */
 int cli_dut_open(struct dut *d, const struct lab *lab, const char *name);
+/* What bringing a cell up found. */
+struct cell_state {
+	double t0; /* CLOCK_MONOTONIC at the start */
+	char release[128];
+	struct station_row rows[TOPO_MAX_STATIONS];
+	int n, nassoc;
+};
+
 /* Asks the DUT for its stations (waiting up to wait_s for all to
- * associate), prints the table; returns the row count or -1. */
+ * associate), prints the table into st; returns the row count or -1. */
 int cli_report_stations(struct dut *d, const struct topology *t, int wait_s,
-			int *nassoc);
+			struct cell_state *st);
+/* Flashes the variant, powers on (or cycles) the DUT, waits for boot and
+ * association, prints the station table. With reuse, a DUT already up
+ * with the same variant is not rebooted. Errors are printed; -1. */
+int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
+		struct cell_state *st);
+double cli_mono_s(void);
+/* Parses a whole number of seconds >= min for option opt of command cmd;
+ * prints the error and returns -1 when it is not one. */
+int cli_seconds_arg(const char *cmd, const char *opt, const char *v, int min,
+		    int *out);
 /* Reports an error line on stderr and returns the exit status to use. */
 int cli_fail(const struct al_err *err);
+/* The same, for functions that return -1 on failure. */
+int cli_fail_neg(const struct al_err *err);
 
 int cmd_up(int argc, char **argv, struct cli_opts *o);
 int cmd_down(int argc, char **argv, struct cli_opts *o);
@@ -44,5 +65,7 @@ int cmd_status(int argc, char **argv, struct cli_opts *o);
 int cmd_power(int argc, char **argv, struct cli_opts *o);
 int cmd_console(int argc, char **argv, struct cli_opts *o);
 int cmd_shell(int argc, char **argv, struct cli_opts *o);
+int cmd_run(int argc, char **argv, struct cli_opts *o);
+int cmd_suites(int argc, char **argv, struct cli_opts *o);
 
 #endif

@@ -89,15 +89,9 @@ int cmd_console(int argc, char **argv, struct cli_opts *o)
 		} else if (strcmp(argv[i], "--log") == 0 && i + 1 < argc) {
 			log_path = argv[++i];
 		} else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
-			char *end;
-			timeout_s = (int)strtol(argv[++i], &end, 10);
-			if (*end || timeout_s < 0) {
-				fprintf(stderr,
-					"airlab console: bad --timeout "
-					"'%s'\n",
-					argv[i]);
+			if (cli_seconds_arg("console", "--timeout", argv[++i],
+					    0, &timeout_s) < 0)
 				return 2;
-			}
 		} else if (!host && argv[i][0] != '-') {
 			host = argv[i];
 		} else {

@@ -10,7 +10,8 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 	struct dut d;
 	struct al_err err;
 	bool on;
-	int rc = 1, status, nassoc, wait_s = 0;
+	int rc = 1, status, wait_s = 0;
+	static struct cell_state st;
 	char *release = NULL;
 
 	for (int i = 1; i < argc; i++) {
@@ -24,15 +25,9 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 			return 0;
 		}
 		if (strcmp(argv[i], "--wait") == 0 && i + 1 < argc) {
-			char *end;
-			wait_s = (int)strtol(argv[++i], &end, 10);
-			if (*end || wait_s < 0) {
-				fprintf(stderr,
-					"airlab status: bad --wait "
-					"'%s'\n",
-					argv[i]);
+			if (cli_seconds_arg("status", "--wait", argv[++i], 0,
+					    &wait_s) < 0)
 				return 2;
-			}
 			continue;
 		}
 		fprintf(stderr, "airlab status: unexpected '%s'\n", argv[i]);
@@ -59,7 +54,7 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 		goto out;
 	}
 	printf("%s: kernel/variant/cell: %s", d.host->name, release);
-	if (cli_report_stations(&d, &c.topo, wait_s, &nassoc) >= 0)
+	if (cli_report_stations(&d, &c.topo, wait_s, &st) >= 0)
 		rc = 0;
 out:
 	free(release);

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-static double mono_s(void)
+double cli_mono_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -24,12 +24,11 @@ static int kernel_matches(const char *series, const char *release)
 }
 
 int cli_report_stations(struct dut *d, const struct topology *t, int wait_s,
-			int *nassoc)
+			struct cell_state *st)
 {
-	struct station_row rows[TOPO_MAX_STATIONS];
 	struct al_err err;
 	char cmd[128], *out = NULL;
-	int status, n;
+	int status;
 
 	snprintf(cmd, sizeof(cmd), "airlab-guest stations --wait %d", wait_s);
 	if (dut_run_capture(d, cmd, &out, &status, 60, &err) < 0) {
@@ -42,29 +41,120 @@ int cli_report_stations(struct dut *d, const struct topology *t, int wait_s,
 			d->host->name, cmd, status);
 		return -1;
 	}
-	n = stations_parse(t, out, rows, TOPO_MAX_STATIONS, &err);
+	st->n = stations_parse(t, out, st->rows, TOPO_MAX_STATIONS, &err);
 	free(out);
-	if (n < 0) {
+	if (st->n < 0) {
 		cli_fail(&err);
 		return -1;
 	}
-	stations_print(stdout, rows, n);
-	*nassoc = 0;
-	for (int i = 0; i < n; i++)
-		*nassoc += rows[i].associated;
-	return n;
+	stations_print(stdout, st->rows, st->n);
+	st->nassoc = 0;
+	for (int i = 0; i < st->n; i++)
+		st->nassoc += st->rows[i].associated;
+	return st->n;
+}
+
+/* Asks the DUT what it runs: kernel release and the flashed variant. */
+static int dut_identity(struct dut *d, char *release, size_t rlen,
+			char *variant, size_t vlen, struct al_err *err)
+{
+	char *out = NULL, *nl;
+	int status;
+
+	if (dut_run_capture(d,
+			    "uname -r; . /etc/airlab/cell.conf && "
+			    "echo \"$AIRLAB_VARIANT\"",
+			    &out, &status, 60, err) < 0)
+		return -1;
+	nl = strchr(out, '\n');
+	snprintf(release, rlen, "%.*s", nl ? (int)(nl - out) : (int)strlen(out),
+		 out);
+	variant[0] = 0;
+	if (nl)
+		snprintf(variant, vlen, "%.*s", (int)strcspn(nl + 1, "\n"),
+			 nl + 1);
+	free(out);
+	if (status != 0)
+		return al_errf(err,
+			       "%s: cannot read the DUT's kernel and "
+			       "variant (status %d)",
+			       d->host->name, status);
+	return 0;
+}
+
+int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
+		struct cell_state *st)
+{
+	static char conf[64 * 1024];
+	struct al_err err;
+	char variant[64];
+	bool on;
+
+	memset(st, 0, sizeof(*st));
+	st->t0 = cli_mono_s();
+	if (dut_power_get(d, &on, &err) < 0)
+		return cli_fail_neg(&err);
+	/* A DUT already running this variant is used as it is. */
+	if (reuse && on &&
+	    dut_identity(d, st->release, sizeof(st->release), variant,
+			 sizeof(variant), &err) == 0 &&
+	    strcmp(variant, c->variant.name) == 0) {
+		fprintf(stderr, "%s: already up with %s (kernel %s)\n",
+			d->host->name, variant, st->release);
+	} else {
+		if (cell_conf_render(c, conf, sizeof(conf), &err) < 0)
+			return cli_fail_neg(&err);
+		if (d->flash) {
+			struct flash_image img = {c->variant.name,
+						  c->variant.kernel, conf};
+			fprintf(stderr, "%s: flashing %s (kernel %s) for %s\n",
+				d->host->name, c->variant.name,
+				c->variant.kernel, c->topo.name);
+			if (d->flash->flash(&d->flash_t, &img, &err) < 0)
+				return cli_fail_neg(&err);
+		}
+		/* A running DUT keeps its old image until it reboots. */
+		if (on && dut_power_cycle(d, 1, &err) < 0)
+			return cli_fail_neg(&err);
+		if (!on) {
+			fprintf(stderr, "%s: power on\n", d->host->name);
+			if (dut_power_set(d, true, &err) < 0 ||
+			    dut_wait_ready(d, &err) < 0)
+				return cli_fail_neg(&err);
+		}
+		if (dut_identity(d, st->release, sizeof(st->release), variant,
+				 sizeof(variant), &err) < 0)
+			return cli_fail_neg(&err);
+	}
+	if (!kernel_matches(c->variant.kernel, st->release)) {
+		fprintf(stderr,
+			"airlab: %s booted kernel '%s' but variant %s wants "
+			"%s\n",
+			d->host->name, st->release, c->variant.name,
+			c->variant.kernel);
+		return -1;
+	}
+	fprintf(stderr,
+		"%s: kernel %s (variant %s); waiting up to %d s for %d "
+		"stations\n",
+		d->host->name, st->release, c->variant.name, wait_s,
+		c->topo.nstations);
+	if (cli_report_stations(d, &c->topo, wait_s, st) < 0)
+		return -1;
+	printf("%s: %d/%d stations associated, %.1f s after airlab up "
+	       "(variant %s, kernel %s)\n",
+	       c->topo.name, st->nassoc, st->n, cli_mono_s() - st->t0,
+	       c->variant.name, st->release);
+	return 0;
 }
 
 int cmd_up(int argc, char **argv, struct cli_opts *o)
 {
 	bool require_all = false;
-	int wait_s = 60, nassoc = 0, n, status, rc = 1;
-	double t0 = mono_s();
+	int wait_s = 60, rc = 1;
 	struct cell c;
 	struct dut d;
-	struct al_err err;
-	static char conf[64 * 1024];
-	char *release = NULL;
+	static struct cell_state st;
 
 	for (int i = 1; i < argc; i++) {
 		int r = cli_common_opt(argc, argv, &i, o);
@@ -78,15 +168,9 @@ int cmd_up(int argc, char **argv, struct cli_opts *o)
 		} else if (strcmp(argv[i], "--require-all") == 0) {
 			require_all = true;
 		} else if (strcmp(argv[i], "--wait") == 0 && i + 1 < argc) {
-			char *end;
-			wait_s = (int)strtol(argv[++i], &end, 10);
-			if (*end || wait_s <= 0) {
-				fprintf(stderr,
-					"airlab up: --wait '%s' is not "
-					"a positive number of seconds\n",
-					argv[i]);
+			if (cli_seconds_arg("up", "--wait", argv[++i], 1,
+					    &wait_s) < 0)
 				return 2;
-			}
 		} else {
 			fprintf(stderr, "airlab up: unexpected '%s'\n",
 				argv[i]);
@@ -96,65 +180,11 @@ int cmd_up(int argc, char **argv, struct cli_opts *o)
 	}
 	if (cli_cell_load(&c, o) < 0)
 		return 2;
-	if (cli_dut_open(&d, &c.lab, c.ap_host->name) < 0)
-		goto out_cell;
-	if (cell_conf_render(&c, conf, sizeof(conf), &err) < 0)
-		goto fail;
-
-	if (d.flash) {
-		struct flash_image img = {c.variant.name, c.variant.kernel,
-					  conf};
-		bool on;
-		fprintf(stderr, "%s: flashing %s (kernel %s) for %s\n",
-			d.host->name, c.variant.name, c.variant.kernel,
-			c.topo.name);
-		if (d.flash->flash(&d.flash_t, &img, &err) < 0)
-			goto fail;
-		/* A running DUT keeps its old image until it reboots. */
-		if (dut_power_get(&d, &on, &err) < 0)
-			goto fail;
-		if (on && dut_power_cycle(&d, 1, &err) < 0)
-			goto fail;
-		if (!on) {
-			fprintf(stderr, "%s: power on\n", d.host->name);
-			if (dut_power_set(&d, true, &err) < 0 ||
-			    dut_wait_ready(&d, &err) < 0)
-				goto fail;
-		}
-	} else if (dut_power_cycle(&d, 1, &err) < 0) {
-		goto fail;
+	if (cli_dut_open(&d, &c.lab, c.ap_host->name) == 0) {
+		if (cli_cell_up(&c, &d, wait_s, false, &st) == 0)
+			rc = (require_all && st.nassoc < st.n) ? 1 : 0;
+		dut_close(&d);
 	}
-
-	if (dut_run_capture(&d, "uname -r", &release, &status, 60, &err) < 0)
-		goto fail;
-	release[strcspn(release, "\n")] = 0;
-	if (status != 0 || !kernel_matches(c.variant.kernel, release)) {
-		fprintf(stderr,
-			"airlab: %s booted kernel '%s' but variant %s wants "
-			"%s\n",
-			d.host->name, release, c.variant.name,
-			c.variant.kernel);
-		goto out;
-	}
-	fprintf(stderr,
-		"%s: kernel %s (variant %s); waiting up to %d s for "
-		"%d stations\n",
-		d.host->name, release, c.variant.name, wait_s,
-		c.topo.nstations);
-	n = cli_report_stations(&d, &c.topo, wait_s, &nassoc);
-	if (n < 0)
-		goto out;
-	printf("%s: %d/%d stations associated, %.1f s after airlab up "
-	       "(variant %s, kernel %s)\n",
-	       c.topo.name, nassoc, n, mono_s() - t0, c.variant.name, release);
-	rc = (require_all && nassoc < n) ? 1 : 0;
-	goto out;
-fail:
-	cli_fail(&err);
-out:
-	free(release);
-	dut_close(&d);
-out_cell:
 	cell_free(&c);
 	return rc;
 }

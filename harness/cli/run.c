@@ -1,0 +1,424 @@
+/* airlab run SUITE: brings the cell up (or reuses it), starts one
+ * airlab-agent on the traffic server and one per station, runs the suite
+ * and writes results/<run-id>/ (the .flent.gz and run.json). A run that
+ * loses a station or a flow is kept and marked partial. */
+#include "cli.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../results/flent.h"
+#include "../suites/run.h"
+#include "../suites/suites.h"
+
+#define SERVER_NS   "server"
+#define SERVER_ADDR "10.43.0.2"
+#define AGENT_CMD   "/usr/sbin/ip netns exec %s airlab-agent"
+
+struct run_args {
+	const char *suite;
+	const char *out_dir;
+	struct suite_params p;
+	int wait_s;
+};
+
+static int parse_double(const char *opt, const char *v, double *out)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (!*v || *end || !(d > 0)) {
+		fprintf(stderr,
+			"airlab run: %s '%s' is not a positive number\n", opt,
+			v);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct cli_opts *o,
+		      struct run_args *a)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int r = cli_common_opt(argc, argv, &i, o);
+		int n;
+
+		if (r < 0)
+			return 2;
+		if (r)
+			continue;
+		if (cli_is_help(argv[i])) {
+			cli_usage(stdout, "run");
+			return 0;
+		}
+		if (argv[i][0] != '-' && !a->suite) {
+			a->suite = argv[i];
+			continue;
+		}
+		if (!v) {
+			fprintf(stderr, "airlab run: unexpected '%s'\n",
+				argv[i]);
+			cli_usage(stderr, "run");
+			return 2;
+		}
+		if (strcmp(argv[i], "--length") == 0) {
+			if (parse_double("--length", v, &a->p.length_s) < 0)
+				return 2;
+		} else if (strcmp(argv[i], "--step") == 0) {
+			if (parse_double("--step", v, &a->p.step_s) < 0)
+				return 2;
+		} else if (strcmp(argv[i], "--streams") == 0) {
+			if (cli_seconds_arg("run", "--streams", v, 1, &n) < 0)
+				return 2;
+			a->p.streams = (unsigned)n;
+		} else if (strcmp(argv[i], "--cc") == 0) {
+			a->p.cc = v;
+		} else if (strcmp(argv[i], "--out") == 0) {
+			a->out_dir = v;
+		} else if (strcmp(argv[i], "--wait") == 0) {
+			if (cli_seconds_arg("run", "--wait", v, 1, &a->wait_s) <
+			    0)
+				return 2;
+		} else {
+			fprintf(stderr, "airlab run: unknown option '%s'\n",
+				argv[i]);
+			return 2;
+		}
+		i++;
+	}
+	if (!a->suite) {
+		cli_usage(stderr, "run");
+		return 2;
+	}
+	return -1; /* go on */
+}
+
+/* A new directory that did not exist before: runs are never
+ * overwritten. */
+static int make_run_dir(const char *out, const char *suite, const char *variant,
+			char *id, size_t idlen, char *path, size_t plen)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	if (mkdir(out, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "airlab run: cannot create %s: %s\n", out,
+			strerror(errno));
+		return -1;
+	}
+	for (int n = 1; n < 1000; n++) {
+		if (n == 1)
+			snprintf(id, idlen, "%s-%s-%s", stamp, suite, variant);
+		else
+			snprintf(id, idlen, "%s-%s-%s-%d", stamp, suite,
+				 variant, n);
+		snprintf(path, plen, "%s/%s", out, id);
+		if (mkdir(path, 0755) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	fprintf(stderr, "airlab run: cannot create a run directory in %s: %s\n",
+		out, strerror(errno));
+	return -1;
+}
+
+static void iso_time(double unix_s, char *buf, size_t len)
+{
+	time_t t = (time_t)unix_s;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static double unix_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The first line a command prints on the DUT, or "unknown". */
+static void dut_line(struct dut *d, const char *cmd, char *out, size_t len)
+{
+	struct al_err err;
+	char *text = NULL;
+	int status;
+
+	snprintf(out, len, "unknown");
+	if (dut_run_capture(d, cmd, &text, &status, 20, &err) == 0 &&
+	    status == 0 && text[0])
+		snprintf(out, len, "%.*s", (int)strcspn(text, "\n"), text);
+	free(text);
+}
+
+static void git_commit(const char *root, char *out, size_t len)
+{
+	char cmd[8400];
+	FILE *p;
+
+	snprintf(out, len, "unknown");
+	snprintf(cmd, sizeof(cmd),
+		 "git -C '%s' rev-parse HEAD 2>/dev/null && "
+		 "git -C '%s' diff --quiet HEAD 2>/dev/null || echo dirty",
+		 root, root);
+	p = popen(cmd, "r");
+	if (!p)
+		return;
+	if (fgets(out, (int)len, p))
+		out[strcspn(out, "\n")] = 0;
+	if (fgetc(p) == 'd' && strlen(out) + 7 < len)
+		strcat(out, "-dirty");
+	pclose(p);
+}
+
+static json_t *num_or_null(double v)
+{
+	return v == v ? json_real(v) : json_null();
+}
+
+struct run_record {
+	const char *id, *status, *reasons, *flent_file;
+	double start, end;
+	const struct suite_outcome *res;
+	char kernel[128], hostapd[128], wpa[128], commit[64];
+};
+
+static int write_run_json(const char *dir, const struct cell *c,
+			  const struct cell_state *st,
+			  const struct run_record *r, struct al_err *err)
+{
+	char path[4600], tmp[4610], t0[32], t1[32];
+	json_t *root = json_object(), *stations = json_array(), *sum;
+
+	iso_time(r->start, t0, sizeof(t0));
+	iso_time(r->end, t1, sizeof(t1));
+	for (int i = 0; i < st->n; i++) {
+		const struct station_row *s = &st->rows[i];
+		json_array_append_new(
+		    stations,
+		    json_pack("{s:s, s:b, s:o, s:o, s:o, s:s}", "name", s->name,
+			      "associated", s->associated, "assoc_s",
+			      num_or_null(s->assoc_s), "signal_dbm",
+			      num_or_null(s->signal_dbm), "txrate_mbps",
+			      num_or_null(s->txrate_mbps), "wpa_state",
+			      s->wpa_state));
+	}
+	sum = r->res
+		  ? json_pack(
+			"{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, "
+			"s:I}",
+			"latency_median_ms", num_or_null(r->res->lat_median_ms),
+			"latency_p99_ms", num_or_null(r->res->lat_p99_ms),
+			"up_mbps", num_or_null(r->res->up_mbps), "down_mbps",
+			num_or_null(r->res->down_mbps), "up_jain",
+			num_or_null(r->res->up_jain), "down_jain",
+			num_or_null(r->res->down_jain), "flows",
+			(json_int_t)r->res->flows, "flows_connected",
+			(json_int_t)r->res->flows_connected, "flows_started_2s",
+			(json_int_t)r->res->flows_started_2s)
+		  : json_null();
+	json_object_set_new(root, "id", json_string(r->id));
+	json_object_set_new(root, "status", json_string(r->status));
+	json_object_set_new(root, "reasons", json_string(r->reasons));
+	json_object_set_new(root, "lab", json_string(c->lab.name));
+	json_object_set_new(root, "lab_file", json_string(c->lab.path));
+	json_object_set_new(root, "topology", json_string(c->topo.name));
+	json_object_set_new(root, "topology_file", json_string(c->topo.path));
+	json_object_set_new(root, "variant", json_string(c->variant.name));
+	json_object_set_new(root, "kernel", json_string(r->kernel));
+	json_object_set_new(root, "hostapd", json_string(r->hostapd));
+	json_object_set_new(root, "wpa_supplicant", json_string(r->wpa));
+	json_object_set_new(root, "airlab_commit", json_string(r->commit));
+	json_object_set_new(root, "start", json_string(t0));
+	json_object_set_new(root, "end", json_string(t1));
+	json_object_set_new(root, "stations", stations);
+	json_object_set_new(root, "summary", sum);
+	json_object_set_new(root, "flent_file",
+			    r->flent_file ? json_string(r->flent_file)
+					  : json_null());
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	/* Written aside and renamed: a killed run leaves no half file. */
+	if (json_dump_file(root, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 ||
+	    rename(tmp, path) < 0) {
+		json_decref(root);
+		unlink(tmp);
+		return al_errf(err, "cannot write %s: %s", path,
+			       strerror(errno));
+	}
+	json_decref(root);
+	return 0;
+}
+
+/* Starts the agents; returns how many were started (server first). */
+static int spawn_agents(struct dut *d, const struct cell *c,
+			struct suite_agent *server, struct suite_agent *sta,
+			pid_t *pids, struct al_err *err)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), AGENT_CMD, SERVER_NS);
+	server->host = "server";
+	if (dut_spawn(d, cmd, &server->to_fd, &server->from_fd, &pids[0], 30,
+		      err) < 0)
+		return 0;
+	for (int i = 0; i < c->topo.nstations; i++) {
+		snprintf(cmd, sizeof(cmd), AGENT_CMD, c->topo.stations[i].name);
+		sta[i].host = c->topo.stations[i].name;
+		if (dut_spawn(d, cmd, &sta[i].to_fd, &sta[i].from_fd,
+			      &pids[i + 1], 30, err) < 0)
+			return i + 1;
+	}
+	return c->topo.nstations + 1;
+}
+
+static void reap_agents(struct suite_agent *server, struct suite_agent *sta,
+			pid_t *pids, int n)
+{
+	/* Closing an agent's stdin makes it finish and exit. */
+	for (int i = 0; i < n; i++) {
+		struct suite_agent *a = i == 0 ? server : &sta[i - 1];
+		close(a->to_fd);
+		close(a->from_fd);
+	}
+	for (int i = 0; i < n; i++)
+		waitpid(pids[i], NULL, 0);
+}
+
+int cmd_run(int argc, char **argv, struct cli_opts *o)
+{
+	struct run_args a = {.wait_s = 60};
+	const char *names[TOPO_MAX_STATIONS];
+	static struct suite_agent sta[TOPO_MAX_STATIONS];
+	pid_t pids[TOPO_MAX_STATIONS + 1];
+	struct suite_agent server = {0};
+	static struct cell_state st;
+	static struct cell c;
+	struct suite_plan plan;
+	struct suite_outcome res;
+	struct run_record rec = {0};
+	const struct suite *s;
+	struct flent_file *f = NULL;
+	struct al_err err;
+	struct dut d;
+	char out_default[4200], id[256], dir[4500], fname[512], fpath[5100];
+	int rc, nagents, exit_code = 1;
+
+	if ((rc = parse_args(argc, argv, o, &a)) >= 0)
+		return rc;
+	/* Everything the user gave is checked before anything starts. */
+	if (!(s = suite_find(a.suite, &err))) {
+		fprintf(stderr, "airlab run: %s\n", err.msg);
+		return 2;
+	}
+	if (cli_cell_load(&c, o) < 0)
+		return 2;
+	for (int i = 0; i < c.topo.nstations; i++)
+		names[i] = c.topo.stations[i].name;
+	a.p.stations = names;
+	a.p.n_stations = (size_t)c.topo.nstations;
+	if (suite_expand(s, &a.p, &plan, &err) < 0) {
+		fprintf(stderr, "airlab run: %s\n", err.msg);
+		cell_free(&c);
+		return 2;
+	}
+	if (!a.out_dir) {
+		snprintf(out_default, sizeof(out_default), "%s/results",
+			 o->root);
+		a.out_dir = out_default;
+	}
+	if (cli_dut_open(&d, &c.lab, c.ap_host->name) < 0)
+		goto out_plan;
+	signal(SIGPIPE, SIG_IGN);
+	if (cli_cell_up(&c, &d, a.wait_s, true, &st) < 0)
+		goto out_dut;
+	if (make_run_dir(a.out_dir, s->name, c.variant.name, id, sizeof(id),
+			 dir, sizeof(dir)) < 0)
+		goto out_dut;
+	rec.id = id;
+	rec.start = unix_now();
+	snprintf(rec.kernel, sizeof(rec.kernel), "%s", st.release);
+	dut_line(&d, "hostapd -v 2>&1 | grep -m1 hostapd", rec.hostapd,
+		 sizeof(rec.hostapd));
+	dut_line(&d, "wpa_supplicant -v | grep -m1 wpa_supplicant", rec.wpa,
+		 sizeof(rec.wpa));
+	git_commit(o->root, rec.commit, sizeof(rec.commit));
+	fprintf(stderr, "run %s: %s for %.0f s on %d stations\n", id, s->name,
+		plan.total_s, c.topo.nstations);
+
+	nagents = spawn_agents(&d, &c, &server, sta, pids, &err);
+	if (nagents == c.topo.nstations + 1) {
+		struct suite_run_opts ro = {.server_addr = SERVER_ADDR};
+		rc = suite_run(&plan, &server, sta, &ro, &f, &res, &err);
+	} else {
+		rc = -1;
+	}
+	reap_agents(&server, sta, pids, nagents);
+	rec.end = unix_now();
+
+	if (rc < 0) {
+		rec.status = "failed";
+		rec.reasons = err.msg;
+		fprintf(stderr, "airlab run: %s\n", err.msg);
+	} else {
+		flent_meta_str(f, "TITLE", id);
+		flent_meta_str(f, "KERNEL_RELEASE", st.release);
+		flent_meta_str(f, "NOTE", c.variant.description);
+		flent_filename(f, fname, sizeof(fname));
+		snprintf(fpath, sizeof(fpath), "%s/%s", dir, fname);
+		if (flent_write(f, fpath, &err) < 0) {
+			rec.status = "failed";
+			rec.reasons = err.msg;
+			fprintf(stderr, "airlab run: %s\n", err.msg);
+		} else {
+			rec.flent_file = fname;
+			rec.res = &res;
+			rec.status = res.partial ? "partial" : "complete";
+			rec.reasons = res.reasons;
+			suite_print_summary(stdout, &plan, &res);
+			exit_code = res.partial ? 3 : 0;
+		}
+	}
+	if (write_run_json(dir, &c, &st, &rec, &err) < 0) {
+		fprintf(stderr, "airlab run: %s\n", err.msg);
+		exit_code = 1;
+	}
+	printf("run %s: %s, results in %s\n", id, rec.status, dir);
+	flent_free(f);
+out_dut:
+	dut_close(&d);
+out_plan:
+	suite_plan_free(&plan);
+	cell_free(&c);
+	return exit_code;
+}
+
+int cmd_suites(int argc, char **argv, struct cli_opts *o)
+{
+	size_t n;
+	const struct suite *s = suite_list(&n);
+
+	(void)o;
+	if (argc > 1 && cli_is_help(argv[1])) {
+		cli_usage(stdout, "suites");
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		printf("%-10s %5.0f s  %s\n", s[i].name, s[i].length_s,
+		       s[i].description);
+	return 0;
+}
