@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Integration test of `airlab run` on the virtual lab: suites run through
+# agents on the DUT, results land in a new run directory, Debian's Flent
+# opens every file, and bad input is refused before anything starts.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+work=$(mktemp -d /tmp/airlab-it-run.XXXXXX)
+lab=$(make_test_lab "$work")
+res="$work/results"
+al() { "$AIRLAB" --lab "$lab" "$@"; }
+cleanup() {
+	al down >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# -- bad input: refused at once, nothing booted, nothing written ---------
+out=$(al run no-such-suite --out "$res" 2>&1)
+rc=$?
+check "unknown suite: exit 2" test $rc -eq 2
+check "unknown suite lists the known ones" grep -q 'rrul' <<<"$out"
+for bad in "--length 0" "--length -3" "--length abc" "--step 0" "--step x"; do
+	# shellcheck disable=SC2086
+	out=$(al run rrul $bad --out "$res" 2>&1)
+	rc=$?
+	check "run rrul $bad is refused (exit 2)" test $rc -eq 2
+done
+check "refused runs started no DUT" \
+	grep -q 'dut1: off' <<<"$(al power status dut1)"
+check "refused runs wrote no results" test ! -e "$res"
+
+# -- three suites Flent has, each opened by Flent ----------------------------
+for spec in "rrul --length 8" "tcp_nup --length 6 --streams 2" "rtt_fair --length 6"; do
+	suite=${spec%% *}
+	# shellcheck disable=SC2086
+	al run $spec --variant mac80211-6.12 --out "$res" >"$work/$suite.out" 2>"$work/$suite.err"
+	rc=$?
+	cat "$work/$suite.out"
+	if [ $rc -eq 0 ]; then ok "run $suite: complete (exit 0)"; else
+		not_ok "run $suite exited $rc"; tail -5 "$work/$suite.err"; fi
+	dir=$(ls -d "$res"/*-"$suite"-mac80211-6.12 2>/dev/null | tail -1)
+	file=$(ls "$dir"/*.flent.gz 2>/dev/null | head -1)
+	check "run $suite: wrote a .flent.gz" test -s "$file"
+	check "run $suite: run.json says complete" \
+		python3 -c "import json,sys; d=json.load(open('$dir/run.json')); sys.exit(d['status']!='complete' or d['kernel'].split('.')[:2]!=['6','12'] or len(d['stations'])!=4)"
+	check "run $suite: flent -f summary reads it" \
+		flent -i "$file" -f summary -o "$work/$suite.txt"
+	check "run $suite: flent plots it" \
+		flent -i "$file" -p totals -o "$work/$suite.png"
+	check "run $suite: the plot is a PNG" \
+		grep -q PNG <<<"$(head -c 8 "$work/$suite.png" 2>/dev/null)"
+done
+
+# -- nothing is overwritten: the same suite twice gives two runs ------------
+al run ping --length 2 --variant mac80211-6.12 --out "$res" >/dev/null 2>&1
+al run ping --length 2 --variant mac80211-6.12 --out "$res" >/dev/null 2>&1
+check "two runs of one suite keep two directories" \
+	test "$(ls -d "$res"/*-ping-* | wc -l)" -eq 2
+
+finish
