@@ -89,15 +89,22 @@ within() { # within A B REL ABS: |A-B| <= max(REL*B, ABS)
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m }'; }
 
 # ---- TCP goodput --------------------------------------------------------
-run_agent "$D/tcp.out" 10 "flow tcp-up t1 $SRV_IP 5301 cc=cubic"
-a_bytes=$(awk '$1 == "sum" && $2 == "t1" { for (i = 3; i <= NF; i++) if ($i ~ /^bytes=/) print substr($i, 7) }' "$D/tcp.out")
-a_mbps=$(awk -v b="${a_bytes:-0}" 'BEGIN { printf "%.2f", b * 8 / 10 / 1e6 }')
-steps=$(grep -c '^s t1 ' "$D/tcp.out")
+# The agent and iperf3 run one after the other, so a busy host (CI) can
+# shift one of them; a miss is measured once more before it counts.
+measure_goodput() {
+	run_agent "$D/tcp.out" 10 "flow tcp-up t1 $SRV_IP 5301 cc=cubic"
+	a_bytes=$(awk '$1 == "sum" && $2 == "t1" { for (i = 3; i <= NF; i++) if ($i ~ /^bytes=/) print substr($i, 7) }' "$D/tcp.out")
+	a_mbps=$(awk -v b="${a_bytes:-0}" 'BEGIN { printf "%.2f", b * 8 / 10 / 1e6 }')
+	steps=$(grep -c '^s t1 ' "$D/tcp.out")
+	ip netns exec "$STA" iperf3 -c "$SRV_IP" -p 5303 -t 10 -C cubic -J >"$D/iperf.json" 2>&1
+	i_mbps=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("%.2f" % (d["end"]["sum_received"]["bits_per_second"]/1e6))' "$D/iperf.json" 2>/dev/null)
+	echo "# TCP goodput over $RATE tbf, 10 s: agent $a_mbps Mbit/s, iperf3 ${i_mbps:-?} Mbit/s"
+	[ -n "$i_mbps" ] && within "$a_mbps" "$i_mbps" 0.05 0
+}
+measure_goodput || measure_goodput
+gp_rc=$?
 check "agent flow ran 10 s at 200 ms steps ($steps samples)" [ "$steps" -ge 48 ]
-ip netns exec "$STA" iperf3 -c "$SRV_IP" -p 5303 -t 10 -C cubic -J >"$D/iperf.json" 2>&1
-i_mbps=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("%.2f" % (d["end"]["sum_received"]["bits_per_second"]/1e6))' "$D/iperf.json" 2>/dev/null)
-echo "# TCP goodput over $RATE tbf, 10 s: agent $a_mbps Mbit/s, iperf3 ${i_mbps:-?} Mbit/s"
-if [ -n "$i_mbps" ] && within "$a_mbps" "$i_mbps" 0.05 0; then
+if [ $gp_rc -eq 0 ]; then
 	ok "agent TCP goodput $a_mbps within 5% of iperf3 $i_mbps Mbit/s"
 else
 	not_ok "agent TCP goodput $a_mbps vs iperf3 ${i_mbps:-none} Mbit/s (5%)"
@@ -138,10 +145,13 @@ wait $irtt_pid
 wait $load_pid
 compare_rtt "under one TCP upload"
 
+# 1 s at 100 ms: about 10 echoes (9 to 11, by where the ends fall);
+# every one sent must be answered.
 check "ICMP probe answered" bash -c "
 	t=\$((\$(date +%s%3N) + 300))
 	printf 'probe icmp i1 $SRV_IP interval_ms=100\nstart %s 1 200\n' \$t |
-		(cat; sleep 4) | ip netns exec $STA $AGENT | grep -q '^sum i1 sent=1[01] received=1[01] '"
+		(cat; sleep 4) | ip netns exec $STA $AGENT |
+		awk '\$1 == \"sum\" && \$2 == \"i1\" { s = substr(\$3, 6) + 0; r = substr(\$4, 10) + 0; ok = (s >= 9 && s <= 11 && r == s) } END { exit !ok }'"
 
 # ---- suites -> Flent files ---------------------------------------------
 suite_file() { # suite_file NAME ARGS... ; prints the file path

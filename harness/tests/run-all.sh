@@ -9,6 +9,9 @@ unit_only=0
 [ "${1:-}" = "--unit-only" ] && unit_only=1
 
 passed=0 failed=0
+failures=()
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
@@ -25,6 +28,7 @@ for t in build/tests/test_* build/tests-asan/test_*; do
 		echo "!! $t exited $rc without a cmocka failure summary"
 		f=1
 	fi
+	[ "$f" -gt 0 ] && failures+=("$t: $(printf '%s\n' "$out" | grep -E '^\[  FAILED  \] [a-z_]' | sed 's/^\[  FAILED  \] //' | tr '\n' ' ')")
 	passed=$((passed + p))
 	failed=$((failed + f))
 done
@@ -32,10 +36,13 @@ done
 if [ "$unit_only" -eq 0 ]; then
 	for it in harness/tests/it_*.sh; do
 		echo "== $it"
-		out=$("$it" 2>&1 | tee /dev/stderr)
-		line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -1)
+		# Streamed as it runs (these take minutes), kept for the count.
+		"$it" 2>&1 | tee "$tmp"
+		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$tmp" | tail -1)
+		while IFS= read -r l; do failures+=("$it: ${l#not ok - }"); done < <(grep '^not ok - ' "$tmp")
 		if [ -z "$line" ]; then
 			echo "!! $it printed no closing line"
+			failures+=("$it: printed no closing line")
 			failed=$((failed + 1))
 			continue
 		fi
@@ -45,5 +52,9 @@ if [ "$unit_only" -eq 0 ]; then
 	done
 fi
 
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "== failed:"
+	printf '  %s\n' "${failures[@]}"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
