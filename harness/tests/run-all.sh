@@ -28,7 +28,7 @@ for t in build/tests/test_* build/tests-asan/test_*; do
 		echo "!! $t exited $rc without a cmocka failure summary"
 		f=1
 	fi
-	[ "$f" -gt 0 ] && failures+=("$t: $(printf '%s\n' "$out" | grep -E '^\[  FAILED  \] [a-z_]' | sed 's/^\[  FAILED  \] //' | tr '\n' ' ')")
+	[ "$f" -gt 0 ] && failures+=("$t: $(printf '%s\n' "$out" | grep -E '^\[  FAILED  \] [a-z_]' | sed 's/^\[  FAILED  \] //' | sort -u | tr '\n' ' ')")
 	passed=$((passed + p))
 	failed=$((failed + f))
 done

@@ -200,10 +200,12 @@ static void qemu_close(struct power_dev *d)
 
 /* ---- the QEMU process ---- */
 
-enum proc_state { PROC_GONE, PROC_OURS, PROC_OTHER };
+enum proc_state { PROC_GONE, PROC_OURS, PROC_OTHER, PROC_EXITING };
 
 /* Is pid a live process that is our QEMU (its command line names our QMP
- * socket)? A recycled pid belongs to someone else; a zombie is gone. */
+ * socket)? A recycled pid belongs to someone else; a zombie is gone. A
+ * process that is dying but not yet a zombie has already dropped its
+ * memory, so its command line reads empty: that is PROC_EXITING. */
 static enum proc_state proc_state(const struct power_dev *d, pid_t pid)
 {
 	char path[64], buf[8192], stat_line[512];
@@ -230,6 +232,8 @@ static enum proc_state proc_state(const struct power_dev *d, pid_t pid)
 		return PROC_GONE;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
+	if (n == 0)
+		return PROC_EXITING;
 	for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
 		buf[n] = 0;
 		if (strstr(buf + i, d->sock)) {
@@ -281,7 +285,9 @@ static bool wait_gone(const struct power_dev *d, pid_t pid, int timeout_ms)
 {
 	int64_t deadline = now_ms() + timeout_ms;
 
-	while (proc_state(d, pid) == PROC_OURS) {
+	enum proc_state st;
+
+	while ((st = proc_state(d, pid)) == PROC_OURS || st == PROC_EXITING) {
 		if (now_ms() >= deadline)
 			return false;
 		usleep(20 * 1000);
@@ -694,7 +700,8 @@ static int power_off(struct power_dev *d, pid_t pid, struct al_err *err)
 			"%s: qemu pid %d still there %d ms after quit; "
 			"sending SIGKILL\n",
 			d->name, (int)pid, QUIT_EXIT_TIMEOUT_MS);
-		kill(pid, SIGKILL);
+		if (proc_state(d, pid) == PROC_OURS)
+			kill(pid, SIGKILL);
 		if (!wait_gone(d, pid, KILL_EXIT_TIMEOUT_MS))
 			return al_errf(err,
 				       "%s: qemu pid %d survived quit and "
