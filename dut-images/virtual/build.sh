@@ -15,6 +15,7 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
 OUT=
 GUEST_BIN=
 CACHE=${AIRLAB_CACHE:-$HOME/.cache/airlab}
@@ -280,8 +281,11 @@ stage_modules() {
 		*) cp "$mdir/$rel" "$dst/$rel" ;;
 		esac
 		rel=${rel%.xz}; rel=${rel%.zst}; rel=${rel%.gz}
-		# hwsim is loaded by the init with radios=<n>.
+		# hwsim is loaded by the init with radios=<n>; airlab's
+		# patched build (emulated TX ring, kernel/README.md) replaces
+		# the stock module at the same path.
 		if [ "$m" = mac80211_hwsim ]; then
+			cp "$HWSIM_KO" "$dst/$rel"
 			echo "$rel" >"$dst/airlab.hwsim"
 		elif [ $idx -le "$nboot" ]; then
 			echo "$rel" >>"$dst/airlab.load"
@@ -413,9 +417,20 @@ USERLAND_CPIO="$WORK/userland.cpio"
 userland_built=
 
 build_series() {
-	local series=$1 deb=$2 kroot ver hash dst stage
+	local series=$1 deb=$2 kroot ver hash dst stage release
 	dst="$OUT/$series"
-	hash=$(inputs_hash "$series" "$deb")
+	# The patched hwsim first: cached by its own inputs, and part of ours.
+	release=$(dpkg-deb -f "$deb" Package) || die "dpkg-deb -f $deb Package failed"
+	release=${release#linux-image-}
+	HWSIM_KO="$WORK/hwsim-$series/mac80211_hwsim.ko"
+	say "$series: patched mac80211_hwsim for $release"
+	AIRLAB_CACHE="$CACHE" "$REPO/kernel/build-hwsim.sh" --series "$series" \
+		--release "$release" --out "$WORK/hwsim-$series" ||
+		die "building the patched mac80211_hwsim for $release failed"
+	hash=$({
+		inputs_hash "$series" "$deb"
+		cat "$WORK/hwsim-$series/.inputs"
+	} | sha256sum | cut -d' ' -f1)
 	if [ -f "$dst/.inputs" ] && [ "$(cat "$dst/.inputs")" = "$hash" ] &&
 		[ -s "$dst/vmlinuz" ] && [ -s "$dst/initrd.img" ] && [ -s "$dst/kernel.release" ]; then
 		say "$series up to date ($(cat "$dst/kernel.release"))"

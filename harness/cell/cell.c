@@ -81,6 +81,11 @@ int cell_conf_render(const struct cell *c, char *buf, size_t len,
 			c->variant.root_qdisc);
 	bad |= conf_put(buf, len, &off, "AIRLAB_DEFAULT_QDISC",
 			c->variant.default_qdisc);
+	snprintf(val, sizeof(val), "%d", c->variant.txring);
+	bad |= conf_put(buf, len, &off, "AIRLAB_TXRING", val);
+	if (c->variant.aql >= 0)
+		bad |= conf_put(buf, len, &off, "AIRLAB_AQL",
+				c->variant.aql ? "1" : "0");
 	bad |= conf_put(buf, len, &off, "AIRLAB_CELL", t->name);
 	bad |= conf_put(buf, len, &off, "AIRLAB_SSID", t->ap.ssid);
 	bad |= conf_put(buf, len, &off, "AIRLAB_PSK", t->ap.passphrase);

@@ -11,7 +11,10 @@
 #define MAX_LISTED 64
 
 static const char *const variant_keys[] = {
-    "variant", "kernel", "root_qdisc", "default_qdisc", "description", NULL};
+    "variant", "kernel",      "root_qdisc", "default_qdisc",
+    "txring",  "aql",	      "description", NULL};
+
+#define TXRING_MAX 100000
 
 /* The file's base name without ".yaml": what `variant:` must say. */
 static void base_name(const char *path, char *out, size_t len)
@@ -76,7 +79,10 @@ static int variant_from_doc(struct variant *v, struct ydoc *d,
 			       "%s:1: empty file: expected a map with "
 			       "'variant:' and 'kernel:'",
 			       v->path);
-	if (ydoc_check_map(d, root, w, variant_keys, 5, "keys", err) < 0 ||
+	char num[32], flag[16];
+	long ring;
+
+	if (ydoc_check_map(d, root, w, variant_keys, 7, "keys", err) < 0 ||
 	    ydoc_get_str(d, root, "variant", w, 1, v->name, sizeof(v->name),
 			 err) < 0 ||
 	    ydoc_get_str(d, root, "kernel", w, 1, v->kernel, sizeof(v->kernel),
@@ -86,8 +92,26 @@ static int variant_from_doc(struct variant *v, struct ydoc *d,
 	    ydoc_get_str(d, root, "default_qdisc", w, 0, v->default_qdisc,
 			 sizeof(v->default_qdisc), err) < 0 ||
 	    ydoc_get_str(d, root, "description", w, 0, v->description,
-			 sizeof(v->description), err) < 0)
+			 sizeof(v->description), err) < 0 ||
+	    ydoc_get_str(d, root, "txring", w, 0, num, sizeof(num), err) < 0 ||
+	    ydoc_get_str(d, root, "aql", w, 0, flag, sizeof(flag), err) < 0)
 		return -1;
+	if (num[0] && (ydoc_parse_long(num, &ring) < 0 || ring < 0 ||
+		       ring > TXRING_MAX))
+		return ydoc_errf(d, ydoc_get(d, root, "txring", NULL), err,
+				 "txring '%s' is not a frame count 0..%d "
+				 "(0 = stock hwsim, never stops its queues)",
+				 num, TXRING_MAX);
+	v->txring = num[0] ? (int)ring : 0;
+	if (!flag[0])
+		v->aql = -1;
+	else if (!strcmp(flag, "true") || !strcmp(flag, "on"))
+		v->aql = 1;
+	else if (!strcmp(flag, "false") || !strcmp(flag, "off"))
+		v->aql = 0;
+	else
+		return ydoc_errf(d, ydoc_get(d, root, "aql", NULL), err,
+				 "aql '%s' is not true or false", flag);
 	base_name(v->path, want, sizeof(want));
 	if (strcmp(v->name, want))
 		return ydoc_errf(d, ydoc_get(d, root, "variant", NULL), err,

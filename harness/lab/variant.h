@@ -12,6 +12,13 @@ struct variant {
 	char root_qdisc[128];	/* tc spec put at wlan root, "" = leave */
 	char default_qdisc[32]; /* net.core.default_qdisc, "" = leave */
 	char description[256];
+	/* Emulated TX ring of the patched mac80211_hwsim (kernel/README.md):
+	 * frames in flight per hardware queue before the driver stops
+	 * mac80211's queues; 0 = never stop (stock hwsim). */
+	int txring;
+	/* 6.12: AQL + airtime fairness extended features (default on);
+	 * -1 = not set in the file. */
+	int aql;
 };
 
 /* Loads kernel/<name>.yaml from dir (or a path when name contains '/'). */

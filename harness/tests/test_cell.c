@@ -21,6 +21,8 @@ static struct cell *make_cell(int nsta)
 	snprintf(c->variant.name, sizeof(c->variant.name), "stock-6.1");
 	snprintf(c->variant.root_qdisc, sizeof(c->variant.root_qdisc),
 		 "pfifo limit 1000");
+	c->variant.txring = 250;
+	c->variant.aql = -1;
 	snprintf(c->topo.name, sizeof(c->topo.name), "cell-test");
 	snprintf(c->topo.path, sizeof(c->topo.path), "topology/test.yaml");
 	/* A quote and shell metacharacters must survive sourcing. */
@@ -79,6 +81,8 @@ static void conf_survives_sh(void **state)
 	assert_string_equal(sh_eval(conf, "$AIRLAB_STA_3_NAME"), "sta3");
 	assert_string_equal(sh_eval(conf, "$AIRLAB_STA_2_LOSS_DB"), "40.5");
 	assert_string_equal(sh_eval(conf, "[$AIRLAB_DEFAULT_QDISC]"), "[]");
+	assert_string_equal(sh_eval(conf, "$AIRLAB_TXRING"), "250");
+	assert_string_equal(sh_eval(conf, "[${AIRLAB_AQL-unset}]"), "[unset]");
 	free(c);
 }
 

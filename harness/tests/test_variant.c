@@ -32,12 +32,15 @@ static void repo_variants_parse(void **state)
 	assert_string_equal(v.root_qdisc, "pfifo limit 1000");
 	assert_string_equal(v.default_qdisc, "");
 	assert_non_null(strstr(v.description, "1000-packet pfifo"));
+	assert_int_equal(v.txring, 1000);
+	assert_int_equal(v.aql, -1);
 
 	if (variant_load(&v, dir, "fq_codel-6.1", &err) < 0)
 		fail_msg("%s", err.msg);
 	assert_string_equal(v.kernel, "6.1");
 	assert_string_equal(v.root_qdisc, "mq");
 	assert_string_equal(v.default_qdisc, "fq_codel");
+	assert_int_equal(v.txring, 64);
 
 	if (variant_load(&v, dir, "mac80211-6.12", &err) < 0)
 		fail_msg("%s", err.msg);
@@ -45,6 +48,8 @@ static void repo_variants_parse(void **state)
 	assert_string_equal(v.root_qdisc, "");
 	assert_string_equal(v.default_qdisc, "");
 	assert_non_null(strstr(v.description, "intermediate queues"));
+	assert_int_equal(v.txring, 64);
+	assert_int_equal(v.aql, 1);
 }
 
 static void fixture_variants_parse(void **state)
@@ -150,6 +155,9 @@ static const struct bad_case bad_variants[] = {
     {"kernel/kernel-list.yaml", 3, "'kernel' must be a string, not a list"},
     {"kernel/unknown-key.yaml", 4, "unknown key 'root_qdsic'"},
     {"kernel/bad-qdisc.yaml", 4, "root_qdisc 'mq; reboot'"},
+    {"kernel/bad-txring.yaml", 4, "txring '-5' is not a frame count"},
+    {"kernel/txring-word.yaml", 4, "txring 'deep' is not a frame count"},
+    {"kernel/bad-aql.yaml", 4, "aql 'maybe' is not true or false"},
     {"kernel/multiline.yaml", 4, "description must be one line"},
     {"kernel/dup-key.yaml", 4, "duplicate key 'kernel' (first at line 3)"},
     {"kernel/syntax.yaml", 3, "YAML syntax error"},
