@@ -11,8 +11,8 @@
 #define MAX_LISTED 64
 
 static const char *const variant_keys[] = {
-    "variant", "kernel",      "root_qdisc", "default_qdisc",
-    "txring",  "aql",	      "description", NULL};
+    "variant", "kernel", "root_qdisc",	"default_qdisc",
+    "txring",  "aql",	 "description", NULL};
 
 #define TXRING_MAX 100000
 
@@ -96,8 +96,8 @@ static int variant_from_doc(struct variant *v, struct ydoc *d,
 	    ydoc_get_str(d, root, "txring", w, 0, num, sizeof(num), err) < 0 ||
 	    ydoc_get_str(d, root, "aql", w, 0, flag, sizeof(flag), err) < 0)
 		return -1;
-	if (num[0] && (ydoc_parse_long(num, &ring) < 0 || ring < 0 ||
-		       ring > TXRING_MAX))
+	if (num[0] &&
+	    (ydoc_parse_long(num, &ring) < 0 || ring < 0 || ring > TXRING_MAX))
 		return ydoc_errf(d, ydoc_get(d, root, "txring", NULL), err,
 				 "txring '%s' is not a frame count 0..%d "
 				 "(0 = stock hwsim, never stops its queues)",
