@@ -25,6 +25,10 @@ static const struct subcommand subcommands[] = {
      "SUITE [--length S] [--step S] [--streams N] [--cc CC] [--out DIR]",
      "run a test suite on the cell, write results/<run-id>/"},
     {"suites", cmd_suites, "", "list the test suites"},
+    {"atten", cmd_atten, "set PATH DB | get [PATH]",
+     "set or read the attenuation of an RF path (set reads it back)"},
+    {"medium", cmd_medium, "stats [--reset]",
+     "virtual medium counters per radio (--reset zeroes them first)"},
 };
 
 #define NSUB (sizeof(subcommands) / sizeof(subcommands[0]))

@@ -67,5 +67,7 @@ int cmd_console(int argc, char **argv, struct cli_opts *o);
 int cmd_shell(int argc, char **argv, struct cli_opts *o);
 int cmd_run(int argc, char **argv, struct cli_opts *o);
 int cmd_suites(int argc, char **argv, struct cli_opts *o);
+int cmd_atten(int argc, char **argv, struct cli_opts *o);
+int cmd_medium(int argc, char **argv, struct cli_opts *o);
 
 #endif

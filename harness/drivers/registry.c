@@ -16,10 +16,8 @@ static const struct console_ops *const console_table[] = {
 static const struct shell_ops *const shell_table[] = {
     &shell_ssh_ops,
 };
-/* Attenuator drivers arrive with the medium daemon and the Mini-Circuits
- * drivers; until then every lookup fails with the (empty) list. */
 static const struct atten_ops *const atten_table[] = {
-    NULL,
+    &atten_medium_ops,
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -235,6 +235,24 @@ static int db_wait_listening(pid_t pid, int port, int timeout_ms)
 	return -1;
 }
 
+/* db_setup, then a server on a free port, listening; 0, or -1 with the
+ * reason (and dropbear's log) on stderr. */
+static int db_up(struct dropbear_fixture *f, int *port, pid_t *pid)
+{
+	*pid = -1;
+	if (db_setup(f) < 0)
+		return -1;
+	*port = db_free_port();
+	if (*port <= 0)
+		return -1;
+	*pid = db_start(f, *port, 0);
+	if (*pid < 0 || db_wait_listening(*pid, *port, 5000) < 0) {
+		db_sh("cat '%s' >&2", f->log);
+		return -1;
+	}
+	return 0;
+}
+
 static void db_stop(pid_t pid)
 {
 	int64_t deadline = db_now_ms() + 3000;

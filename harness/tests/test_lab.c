@@ -42,7 +42,13 @@ static void virtual_lab_parses(void **state)
 	assert_string_equal(lab->path, path);
 	assert_string_equal(lab->name, "virtual");
 	assert_int_equal(lab->nhosts, 1);
-	assert_int_equal(lab->nattens, 0);
+	assert_int_equal(lab->nattens, 1);
+	assert_string_equal(lab->attens[0].name, "medium");
+	assert_int_equal(lab->attens[0].line, 35);
+	assert_string_equal(lab->attens[0].binding.driver, "medium");
+	assert_string_equal(lab_param(&lab->attens[0].binding, "host"), "dut1");
+	assert_string_equal(lab_param(&lab->attens[0].binding, "paths"),
+			    "path1 path2 path3 path4");
 
 	snprintf(want, sizeof(want), "%s/.cache/airlab/state/virtual", home);
 	assert_string_equal(lab->state_dir, want);

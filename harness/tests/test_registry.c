@@ -39,6 +39,10 @@ static void every_driver_fills_its_ops(void **state)
 	assert_non_null(shell_ssh_ops.run);
 	assert_non_null(shell_ssh_ops.stream);
 	assert_non_null(shell_ssh_ops.close);
+	assert_non_null(atten_medium_ops.open);
+	assert_non_null(atten_medium_ops.set_db);
+	assert_non_null(atten_medium_ops.get_db);
+	assert_non_null(atten_medium_ops.close);
 }
 
 static void unknown_name_lists_known(void **state)
@@ -58,13 +62,15 @@ static void unknown_name_lists_known(void **state)
 	assert_null(flash_driver("qemu-image2", &err));
 }
 
-static void attenuator_kind_is_empty_for_now(void **state)
+static void attenuator_names_resolve(void **state)
 {
 	(void)state;
 	struct al_err err;
 
+	assert_ptr_equal(atten_driver("medium", &err), &atten_medium_ops);
 	assert_null(atten_driver("virtual", &err));
 	assert_non_null(strstr(err.msg, "unknown attenuator driver"));
+	assert_non_null(strstr(err.msg, "medium"));
 }
 
 int main(void)
@@ -73,7 +79,7 @@ int main(void)
 	    cmocka_unit_test(known_names_resolve),
 	    cmocka_unit_test(every_driver_fills_its_ops),
 	    cmocka_unit_test(unknown_name_lists_known),
-	    cmocka_unit_test(attenuator_kind_is_empty_for_now),
+	    cmocka_unit_test(attenuator_names_resolve),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

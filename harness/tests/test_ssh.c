@@ -715,18 +715,7 @@ static void test_silent_server_detected(void **state)
 static int group_setup(void **state)
 {
 	(void)state;
-	if (db_setup(&fx) < 0)
-		return -1;
-	server_port = db_free_port();
-	if (server_port <= 0)
-		return -1;
-	server_pid = db_start(&fx, server_port, 0);
-	if (server_pid < 0 ||
-	    db_wait_listening(server_pid, server_port, 5000) < 0) {
-		db_sh("cat '%s' >&2", fx.log);
-		return -1;
-	}
-	return 0;
+	return db_up(&fx, &server_port, &server_pid);
 }
 
 static int group_teardown(void **state)

@@ -1,0 +1,128 @@
+/* airlab atten set PATH DB | get [PATH]: the attenuation of the RF paths,
+ * through the lab file's attenuators (paths: in harness/cell/atten.h). */
+#include "cli.h"
+#include "../cell/atten.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int set_path(const struct lab *lab, const char *path, double db)
+{
+	const struct lab_atten *a;
+	struct atten_handle h;
+	struct al_err err;
+	double back;
+	int channel, rc = 1;
+
+	if (atten_path_find(lab, path, &a, &channel, &err) < 0)
+		return cli_fail(&err);
+	if (atten_open(&h, lab, a, &err) < 0)
+		return cli_fail(&err);
+	if (h.ops->set_db(h.dev, channel, db, &err) < 0 ||
+	    h.ops->get_db(h.dev, channel, &back, &err) < 0)
+		cli_fail(&err);
+	else
+		rc = 0;
+	atten_close(&h);
+	if (rc == 0)
+		printf("%s: %.2f dB (read back)\n", path, back);
+	return rc;
+}
+
+static void print_row(const struct atten_path *p, double db)
+{
+	printf("%-15s %-15s %7d %8.2f\n", p->path, p->atten->name, p->channel,
+	       db);
+}
+
+/* Every path (path == NULL) or one; each attenuator is opened once. */
+static int get_paths(const struct lab *lab, const char *path)
+{
+	static struct atten_path all[ATTEN_MAX_PATHS];
+	struct atten_handle h = {0};
+	struct al_err err;
+	const struct lab_atten *a;
+	int n, channel, shown = 0;
+	double db;
+
+	n = atten_paths_list(lab, all, ATTEN_MAX_PATHS, &err);
+	if (n < 0)
+		return cli_fail(&err);
+	if (path && atten_path_find(lab, path, &a, &channel, &err) < 0)
+		return cli_fail(&err);
+	if (n == 0) {
+		fprintf(stderr, "airlab: %s: the lab file has no attenuators\n",
+			lab->path);
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (path && strcmp(all[i].path, path) != 0)
+			continue;
+		if (h.atten != all[i].atten) {
+			atten_close(&h);
+			if (atten_open(&h, lab, all[i].atten, &err) < 0)
+				return cli_fail(&err);
+		}
+		if (h.ops->get_db(h.dev, all[i].channel, &db, &err) < 0) {
+			atten_close(&h);
+			return cli_fail(&err);
+		}
+		if (!shown++)
+			printf("%-15s %-15s %7s %8s\n", "path", "attenuator",
+			       "channel", "dB");
+		print_row(&all[i], db);
+	}
+	atten_close(&h);
+	return 0;
+}
+
+int cmd_atten(int argc, char **argv, struct cli_opts *o)
+{
+	const char *words[3] = {NULL, NULL, NULL};
+	int nwords = 0, rc;
+	struct lab lab;
+	struct al_err err;
+	double db = 0;
+
+	for (int i = 1; i < argc; i++) {
+		int r = cli_common_opt(argc, argv, &i, o);
+		if (r < 0)
+			return 2;
+		if (r)
+			continue;
+		if (cli_is_help(argv[i])) {
+			cli_usage(stdout, "atten");
+			return 0;
+		}
+		if (nwords == 3) {
+			fprintf(stderr, "airlab atten: unexpected '%s'\n",
+				argv[i]);
+			return 2;
+		}
+		words[nwords++] = argv[i];
+	}
+	if (nwords >= 1 && strcmp(words[0], "set") == 0 && nwords == 3) {
+		char *end;
+
+		db = strtod(words[2], &end);
+		if (end == words[2] || *end || !isfinite(db)) {
+			fprintf(stderr,
+				"airlab atten: '%s' is not a number of dB\n",
+				words[2]);
+			return 2;
+		}
+	} else if (!(nwords >= 1 && strcmp(words[0], "get") == 0 &&
+		     nwords <= 2)) {
+		cli_usage(stderr, "atten");
+		return 2;
+	}
+	if (lab_load(&lab, o->lab, &err) < 0)
+		return cli_fail(&err) + 1;
+	if (words[0][0] == 's')
+		rc = set_path(&lab, words[1], db);
+	else
+		rc = get_paths(&lab, words[1]);
+	lab_free(&lab);
+	return rc;
+}
