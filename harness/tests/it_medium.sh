@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Integration test of the virtual RF medium on the virtual lab: the DUT's
+# init starts airlab-medium over the patched mac80211_hwsim, the `medium`
+# attenuator driver moves path loss (airlab atten), the signal the stations
+# see follows it, rate control and A-MPDU work through the medium, its
+# airtime counters stay within wall time, and a station that loses the link
+# at high attenuation comes back when it drops again.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+work=$(mktemp -d /tmp/airlab-it-medium.XXXXXX)
+lab=$(make_test_lab "$work")
+al() { "$AIRLAB" --lab "$lab" "$@"; }
+dsh() { al shell dut1 -- sh -c "$1"; }
+cleanup() {
+	al down >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# stat_of RADIO KEY (from `airlab-medium -C stats` in $work/stats)
+stat_of() {
+	awk -v r="$1" -v k="$2" '$1 == "radio" && $2 == r {
+		for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] } }' "$work/stats"
+}
+# sta_field NS FIELD: a field of the station's view of its AP (iw).
+sta_field() {
+	dsh "/usr/sbin/ip netns exec $1 iw dev wlan0 station dump" |
+		awk -v f="$2" -F'\t' '$2 ~ "^" f ":" { gsub(/^[ \t]+/, "", $NF); print $NF; exit }'
+}
+
+if ! al up --variant mac80211-6.12 >"$work/up.out" 2>&1; then
+	cat "$work/up.out"
+	not_ok "airlab up (mac80211-6.12)"
+	finish
+	exit 1
+fi
+ok "airlab up (mac80211-6.12)"
+
+# -- the medium and the patched module are what the DUT runs ---------------
+check "init started airlab-medium and it registered with hwsim" \
+	grep -q 'registered with MAC80211_HWSIM' <<<"$(dsh 'cat /run/airlab/medium.log')"
+check "patched hwsim loaded with the variant's ring (txring=64)" \
+	test "$(dsh 'cat /sys/module/mac80211_hwsim/parameters/txring')" = 64
+phy=$(dsh 'iw phy')
+check "6.12: AQL and airtime fairness features are on" \
+	bash -c 'grep -q "\[ AQL \]" <<<"$1" && grep -q "\[ AIRTIME_FAIRNESS \]" <<<"$1"' _ "$phy"
+
+# -- attenuator driver and CLI ----------------------------------------------
+check "atten get lists the four paths at 0 dB" \
+	test "$(al atten get | awk 'NR > 1 && $4 == "0.00"' | wc -l)" -eq 4
+out=$(al atten set path1 20 2>&1)
+check "atten set path1 20 reads back 20 dB" grep -q '^path1: 20.00 dB (read back)' <<<"$out"
+check "atten get path1 says 20 dB" \
+	test "$(al atten get path1 | awk '$1 == "path1" { print $4 }')" = 20.00
+out=$(al atten set path9 3 2>&1)
+rc=$?
+check "unknown path: exit 1, known paths listed" \
+	bash -c '[ "$1" -eq 1 ] && grep -q "known: path1, path2" <<<"$2"' _ $rc "$out"
+out=$(al atten set path2 500 2>&1)
+rc=$?
+p2=$(al atten get path2 | awk '$1 == "path2" { print $4 }')
+check "500 dB refused before sending, path2 unchanged ($p2 dB)" \
+	bash -c '[ "$1" -eq 1 ] && grep -q "outside 0..200 dB, nothing sent" <<<"$2" &&
+		[ "$3" = 0.00 ]' _ $rc "$out" "$p2"
+
+# Signal = 20 dBm tx power - base loss - attenuation (topology:
+# cell-4sta's sta1 sits on path1 at 50 dB). Beacons carry it.
+sleep 2
+sig=$(sta_field sta1 'signal')
+check "sta1's signal follows path1: -50 dBm at 50 + 20 dB (got '$sig')" \
+	bash -c '[ "${1%% *}" -ge -51 ] && [ "${1%% *}" -le -49 ]' _ "$sig"
+al atten set path1 0 >/dev/null
+
+# -- load through the medium: rate control, aggregation, airtime -----------
+dsh 'airlab-medium -C reset >/dev/null
+	/usr/sbin/ip netns exec server iperf3 -s -D -p 5301
+	/usr/sbin/ip netns exec server iperf3 -s -D -p 5302
+	sleep 0.5
+	/usr/sbin/ip netns exec sta1 iperf3 -c 10.43.0.2 -p 5301 -t 8 >/tmp/u1 &
+	/usr/sbin/ip netns exec sta4 iperf3 -c 10.43.0.2 -p 5302 -t 8 >/tmp/u2 &
+	wait' >/dev/null
+dsh 'airlab-medium -C stats' >"$work/stats"
+dsh 'airlab-medium -C lag' >"$work/lag"
+elapsed=$(awk '$1 == "medium" && $2 == "freq=2437" { split($3, kv, "="); print kv[2] }' "$work/stats")
+busy=$(awk '$1 == "medium" && $2 == "freq=2437" { split($4, kv, "="); print kv[2] }' "$work/stats")
+air_sum=0
+for r in 0 1 2 3 4; do air_sum=$((air_sum + $(stat_of $r tx_airtime_us))); done
+a1=$(stat_of 1 tx_airtime_us)
+a4=$(stat_of 4 tx_airtime_us)
+echo "# channel 6: busy $busy us of $elapsed us; tx airtime sum $air_sum us; sta1 $a1 us, sta4 $a4 us"
+echo "# medium lag: $(cat "$work/lag" | head -1)"
+check "airtime of all radios adds up to at most the wall time" \
+	test "$air_sum" -le "$elapsed"
+check "both uploading stations used airtime" test "$a1" -gt 0 -a "$a4" -gt 0
+rate=$(stat_of 1 tx_rate)
+check "minstrel_ht reached an HT rate through the medium (sta1 at $rate)" \
+	grep -q '^MCS' <<<"$rate"
+ppdus=$(stat_of 1 tx_ppdus)
+subs=$(stat_of 1 tx_ampdu_subframes)
+check "A-MPDU: sta1's frames went out aggregated ($subs subframes in $ppdus PPDUs)" \
+	test "$subs" -gt "$ppdus"
+txdur=$(dsh 'iw dev wlan0 station dump' |
+	awk -F'\t' '$2 ~ /^tx duration:/ { split($NF, a, " "); s += a[1] } END { print s + 0 }')
+check "the AP's tx duration counter moved ($txdur us: airtime reported to mac80211)" \
+	test "$txdur" -gt 0
+
+# -- out of range and back ---------------------------------------------------
+al atten set path2 150 >/dev/null
+lost=
+for _ in $(seq 1 40); do
+	st=$(dsh "wpa_cli -p /run/airlab/wpa/sta2 -i wlan0 status" | sed -n 's/^wpa_state=//p')
+	if [ "$st" != COMPLETED ]; then lost=$st; break; fi
+	sleep 1
+done
+check "at 150 dB sta2 loses the AP (state '${lost:-COMPLETED}')" test -n "$lost"
+al atten set path2 0 >/dev/null
+back=
+for _ in $(seq 1 60); do
+	st=$(dsh "wpa_cli -p /run/airlab/wpa/sta2 -i wlan0 status" | sed -n 's/^wpa_state=//p')
+	if [ "$st" = COMPLETED ]; then back=1; break; fi
+	sleep 1
+done
+check "back at 0 dB sta2 associates again" test -n "$back"
+
+finish
