@@ -27,8 +27,9 @@ static const struct subcommand subcommands[] = {
     {"suites", cmd_suites, "", "list the test suites"},
     {"atten", cmd_atten, "set PATH DB | get [PATH]",
      "set or read the attenuation of an RF path (set reads it back)"},
-    {"medium", cmd_medium, "stats [--reset]",
-     "virtual medium counters per radio (--reset zeroes them first)"},
+    {"medium", cmd_medium,
+     "stats [--reset] | predict RATE [--mtu N] [--ampdu N]",
+     "virtual medium counters per radio; the model's goodput at a rate"},
 };
 
 #define NSUB (sizeof(subcommands) / sizeof(subcommands[0]))

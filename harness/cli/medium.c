@@ -1,8 +1,12 @@
 /* airlab medium stats [--reset]: the virtual medium's counters, from the
- * airlab-medium daemon behind the lab's `driver: medium` attenuator. */
+ * airlab-medium daemon behind the lab's `driver: medium` attenuator.
+ * airlab medium predict RATE [--mtu N] [--ampdu N]: the model's own TCP
+ * goodput for one link at a fixed rate (what the tests compare against). */
 #include "cli.h"
 #include "../cell/atten.h"
 #include "../drivers/atten/medium.h"
+#include "../lab/ydoc.h"
+#include "../medium/model.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -126,10 +130,64 @@ out:
 	return rc;
 }
 
+/* Channel 6 (2.4 GHz) is the virtual cell's; --band 5 for 5 GHz. */
+static int predict(int argc, char **argv)
+{
+	const char *name = NULL;
+	long mtu = 1500, ampdu = 1, band = 2;
+	struct mdl_rate r;
+	char rn[32];
+
+	for (int i = 2; i < argc; i++) {
+		long *dst = !strcmp(argv[i], "--mtu")	  ? &mtu
+			    : !strcmp(argv[i], "--ampdu") ? &ampdu
+			    : !strcmp(argv[i], "--band")  ? &band
+							  : NULL;
+		if (dst) {
+			if (i + 1 >= argc || ydoc_parse_long(argv[++i], dst) < 0) {
+				fprintf(stderr,
+					"airlab medium predict: %s needs a "
+					"number\n",
+					argv[i - (i + 1 >= argc ? 0 : 1)]);
+				return 2;
+			}
+		} else if (!name && argv[i][0] != '-') {
+			name = argv[i];
+		} else {
+			fprintf(stderr, "airlab medium predict: unexpected '%s'\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	if (!name || mtu < 576 || mtu > 2304 || ampdu < 1 || ampdu > 64 ||
+	    (band != 2 && band != 5)) {
+		fprintf(stderr, "usage: airlab medium predict RATE (54M, "
+				"MCS7/20, MCS15/40/SGI) [--mtu 576..2304] "
+				"[--ampdu 1..64] [--band 2|5]\n");
+		return 2;
+	}
+	enum mdl_band b = band == 2 ? MDL_BAND_2G : MDL_BAND_5G;
+	if (mdl_rate_parse(name, b, &r) < 0) {
+		fprintf(stderr,
+			"airlab medium predict: no rate '%s' in the %s GHz "
+			"table (names as in 'airlab medium stats': 1M, 5.5M, "
+			"54M, MCS7/20, MCS7/40/SGI)\n",
+			name, band == 2 ? "2.4" : "5");
+		return 2;
+	}
+	mdl_rate_name(&r, rn, sizeof(rn));
+	printf("%s mtu=%ld ampdu=%ld goodput_mbps=%.2f\n", rn, mtu, ampdu,
+	       mdl_tcp_goodput_mbps(&r, b, (int)mtu, (int)ampdu));
+	return 0;
+}
+
 int cmd_medium(int argc, char **argv, struct cli_opts *o)
 {
 	const char *action = NULL;
 	bool reset = false;
+
+	if (argc > 1 && !strcmp(argv[1], "predict"))
+		return predict(argc, argv);
 	struct lab lab;
 	struct al_err err;
 	int rc;

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* hwsim's 2.4 GHz bitrate table in 100 kb/s; 5 GHz starts at 6 Mb/s. */
 static const int hwsim_rates[] = {10,  20,  55,	 110, 60,  90,
@@ -103,6 +104,28 @@ void mdl_rate_name(const struct mdl_rate *r, char *buf, size_t len)
 		snprintf(buf, len, "%d.%dM", r->kbps100 / 10, r->kbps100 % 10);
 	else
 		snprintf(buf, len, "%dM", r->kbps100 / 10);
+}
+
+int mdl_rate_parse(const char *name, enum mdl_band band, struct mdl_rate *out)
+{
+	char n[32];
+
+	/* The inverse of mdl_rate_name over every rate the model has, so the
+	 * two can never disagree. */
+	for (int idx = 0; mdl_rate_legacy(band, idx, false, out) == 0; idx++) {
+		mdl_rate_name(out, n, sizeof(n));
+		if (!strcmp(n, name))
+			return 0;
+	}
+	for (int mcs = 0; mcs < 16; mcs++)
+		for (int w = 20; w <= 40; w += 20)
+			for (int sgi = 0; sgi < 2; sgi++) {
+				mdl_rate_ht(mcs, w, sgi, out);
+				mdl_rate_name(out, n, sizeof(n));
+				if (!strcmp(n, name))
+					return 0;
+			}
+	return -1;
 }
 
 int mdl_sifs_us(enum mdl_band band)

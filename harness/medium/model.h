@@ -52,6 +52,8 @@ int mdl_rx_rate_idx(enum mdl_band band, const struct mdl_rate *r);
 int mdl_rate_kbps(const struct mdl_rate *r);
 /* Short name: "1M", "54M", "MCS7/20", "MCS15/40/SGI". */
 void mdl_rate_name(const struct mdl_rate *r, char *buf, size_t len);
+/* The rate of such a name in the band's table; -1 for no such rate. */
+int mdl_rate_parse(const char *name, enum mdl_band band, struct mdl_rate *out);
 
 /* Timing of the band: SIFS and slot in µs, and the 6 µs OFDM signal
  * extension of 2.4 GHz. */

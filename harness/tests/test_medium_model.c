@@ -398,10 +398,34 @@ static void test_lag_histogram(void **state)
 	assert_int_equal(l.max_ns, 5 * 1000 * 1000);
 }
 
+/* Every name mdl_rate_name gives parses back to the same rate; others
+ * do not parse. */
+static void test_rate_parse(void **state)
+{
+	struct mdl_rate r;
+
+	(void)state;
+	assert_int_equal(mdl_rate_parse("54M", MDL_BAND_2G, &r), 0);
+	assert_int_equal(r.phy, MDL_OFDM);
+	assert_int_equal(mdl_rate_kbps(&r), 54000);
+	assert_int_equal(mdl_rate_parse("5.5M", MDL_BAND_2G, &r), 0);
+	assert_int_equal(r.phy, MDL_DSSS);
+	assert_int_equal(mdl_rate_parse("MCS7/40/SGI", MDL_BAND_2G, &r), 0);
+	assert_int_equal(r.mcs, 7);
+	assert_int_equal(r.width_mhz, 40);
+	assert_true(r.sgi);
+	assert_int_equal(mdl_rate_kbps(&r), 150000);
+	assert_int_equal(mdl_rate_parse("1M", MDL_BAND_5G, &r), -1);
+	assert_int_equal(mdl_rate_parse("MCS16/20", MDL_BAND_2G, &r), -1);
+	assert_int_equal(mdl_rate_parse("54", MDL_BAND_2G, &r), -1);
+	assert_int_equal(mdl_rate_parse("", MDL_BAND_2G, &r), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ppdu_ofdm_54),
+	    cmocka_unit_test(test_rate_parse),
 	    cmocka_unit_test(test_ppdu_dsss),
 	    cmocka_unit_test(test_ppdu_ht),
 	    cmocka_unit_test(test_ack_and_attempt),
