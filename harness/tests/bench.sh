@@ -10,7 +10,9 @@ trap '"$AIRLAB" --lab "$lab" down >/dev/null 2>&1; rm -rf "$work"' EXIT
 variant=${AIRLAB_BENCH_VARIANT:-mac80211-6.12}
 runs=${AIRLAB_BENCH_RUNS:-3}
 
+# AIRLAB_BENCH_PART=medium runs only the medium part.
 for n in 4 16; do
+	[ "${AIRLAB_BENCH_PART:-all}" = medium ] && break
 	make_topology "$n" "$work/cell-$n.yaml"
 	times=()
 	for r in $(seq 1 "$runs"); do
@@ -61,7 +63,7 @@ n=$(awk -v s="${subs:-0}" -v p="${ppdus:-0}" 'BEGIN { n = p > 0 ? s / p : 1; if 
 pred=$("$AIRLAB" medium predict MCS7/20 --ampdu "$n" | sed -n 's/.*goodput_mbps=//p')
 awk -v b="${bps:-0}" -v p="${pred:-0}" -v n="$n" -v r="$rate" 'BEGIN {
 	printf "medium: TCP upload at MCS7/20 (medium saw %s), mean A-MPDU %d: %.2f Mbit/s, model predicts %.2f Mbit/s, ratio %.2f\n",
-		r, n, b / 1e6, p, p > 0 ? b / 1e6 / p : 0 }'
+		r, n, b / 1e6, p, (p > 0 ? b / 1e6 / p : 0) }'
 
 best=0
 for pps in 500 1000 2000 4000 8000; do
@@ -74,7 +76,7 @@ for pps in 500 1000 2000 4000 8000; do
 	fin=$(field "$(grep '^frames_in=' <<<"$out")" frames_in)
 	el=$(field "$(grep '^frames_in=' <<<"$out")" elapsed_us)
 	p99=$(field "$(grep '^lag ' <<<"$out")" p99_us)
-	fps=$(awk -v f="${fin:-0}" -v e="${el:-0}" 'BEGIN { printf "%d", e > 0 ? f * 1e6 / e : 0 }')
+	fps=$(awk -v f="${fin:-0}" -v e="${el:-0}" 'BEGIN { printf "%d", (e > 0 ? f * 1e6 / e : 0) }')
 	echo "medium: offered $pps pkt/s: $fps frames/s through the daemon, lag p99 ${p99:-?} us" >&2
 	if awk -v p="${p99:-1e9}" 'BEGIN { exit !(p < 1000) }' && [ "$fps" -gt "$best" ]; then best=$fps; fi
 done
