@@ -144,7 +144,8 @@ static int predict(int argc, char **argv)
 			    : !strcmp(argv[i], "--band")  ? &band
 							  : NULL;
 		if (dst) {
-			if (i + 1 >= argc || ydoc_parse_long(argv[++i], dst) < 0) {
+			if (i + 1 >= argc ||
+			    ydoc_parse_long(argv[++i], dst) < 0) {
 				fprintf(stderr,
 					"airlab medium predict: %s needs a "
 					"number\n",
@@ -154,7 +155,8 @@ static int predict(int argc, char **argv)
 		} else if (!name && argv[i][0] != '-') {
 			name = argv[i];
 		} else {
-			fprintf(stderr, "airlab medium predict: unexpected '%s'\n",
+			fprintf(stderr,
+				"airlab medium predict: unexpected '%s'\n",
 				argv[i]);
 			return 2;
 		}
