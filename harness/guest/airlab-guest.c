@@ -18,9 +18,9 @@
 #include "wpa_ctrl.h"
 
 #define REQUEST_TIMEOUT_MS 2000
-#define WAIT_POLL_MS 150
-#define ATTACH_RETRY_MS 100
-#define PING_EVERY_MS 2000
+#define WAIT_POLL_MS	   150
+#define ATTACH_RETRY_MS	   100
+#define PING_EVERY_MS	   2000
 
 static const char *conf_path(void)
 {
@@ -218,13 +218,15 @@ static int cmd_stations(int argc, char **argv)
 			wait_s = strtod(argv[++i], &end);
 			if (errno || *end || wait_s < 0 || wait_s > 86400) {
 				fprintf(stderr,
-					"airlab-guest: stations: --wait '%s' is not 0..86400 seconds\n",
+					"airlab-guest: stations: --wait '%s' "
+					"is not 0..86400 seconds\n",
 					argv[i]);
 				return 2;
 			}
 		} else {
 			fprintf(stderr,
-				"airlab-guest: stations: unknown argument '%s' (usage: stations [--wait SECONDS])\n",
+				"airlab-guest: stations: unknown argument '%s' "
+				"(usage: stations [--wait SECONDS])\n",
 				argv[i]);
 			return 2;
 		}
@@ -300,7 +302,8 @@ static int cmd_sta(int argc, char **argv)
 			     i > 2 ? " " : "", argv[i]);
 		if (n < 0 || (size_t)n >= sizeof(cmd) - len) {
 			fprintf(stderr,
-				"airlab-guest: sta %s: command longer than %zu bytes\n",
+				"airlab-guest: sta %s: command longer than %zu "
+				"bytes\n",
 				argv[1], sizeof(cmd) - 1);
 			return 2;
 		}
@@ -322,18 +325,18 @@ static int cmd_sta(int argc, char **argv)
 	if (n > 0 && reply[n - 1] != '\n')
 		putchar('\n');
 	return strncmp(reply, "FAIL", 4) == 0 ||
-			       strncmp(reply, "UNKNOWN COMMAND", 15) == 0
-		       ? 1
-		       : 0;
+		       strncmp(reply, "UNKNOWN COMMAND", 15) == 0
+		   ? 1
+		   : 0;
 }
 
 /* ---- watch ----------------------------------------------------------- */
 
 /* Events worth keeping for "did it associate, when, and why not". */
 static const char *const watched_events[] = {
-	"CTRL-EVENT-CONNECTED",	      "CTRL-EVENT-DISCONNECTED",
-	"CTRL-EVENT-ASSOC-REJECT",    "CTRL-EVENT-AUTH-REJECT",
-	"CTRL-EVENT-SSID-TEMP-DISABLED", "CTRL-EVENT-TERMINATING",
+    "CTRL-EVENT-CONNECTED",	     "CTRL-EVENT-DISCONNECTED",
+    "CTRL-EVENT-ASSOC-REJECT",	     "CTRL-EVENT-AUTH-REJECT",
+    "CTRL-EVENT-SSID-TEMP-DISABLED", "CTRL-EVENT-TERMINATING",
 };
 
 struct watch_sta {
@@ -366,8 +369,7 @@ static void append_event(const char *name, double t, const char *ev)
 		return;
 	}
 	if (write(fd, line, (size_t)n) != n)
-		fprintf(stderr, "airlab-guest: watch: %s: short write\n",
-			path);
+		fprintf(stderr, "airlab-guest: watch: %s: short write\n", path);
 	close(fd);
 }
 
@@ -442,13 +444,15 @@ static void record_connected(struct watch_sta *w, const char *name, double t,
 	w->connected_once = true;
 	(*nconnected)++;
 	if (start > 0)
-		printf("airlab-guest: %s associated %.2f s after wpa_supplicant start (uptime %.2f)\n",
+		printf("airlab-guest: %s associated %.2f s after "
+		       "wpa_supplicant start (uptime %.2f)\n",
 		       name, t - start, t);
 	else
 		printf("airlab-guest: %s associated (uptime %.2f)\n", name, t);
 	if (*nconnected == nsta)
-		printf("airlab-guest: all %d stations associated (uptime %.2f)\n",
-		       nsta, t);
+		printf(
+		    "airlab-guest: all %d stations associated (uptime %.2f)\n",
+		    nsta, t);
 	fflush(stdout);
 }
 
@@ -495,7 +499,8 @@ static void catch_up(struct watch_sta *w, const char *name, double start,
 	if (connected_from_log(name, &t, ev, sizeof(ev)) < 0) {
 		t = uptime_now();
 		snprintf(ev, sizeof(ev),
-			 "CTRL-EVENT-CONNECTED (already COMPLETED when watch attached)");
+			 "CTRL-EVENT-CONNECTED (already COMPLETED when watch "
+			 "attached)");
 	}
 	append_event(name, t, ev);
 	record_connected(w, name, t, start, nconnected, nsta);
@@ -545,8 +550,7 @@ static int cmd_watch(int argc, char **argv)
 			char path[256], err[512];
 
 			if (!w->attached && now >= w->next_try_ms) {
-				ctrl_path(path, sizeof(path),
-					  conf.sta[i].name);
+				ctrl_path(path, sizeof(path), conf.sta[i].name);
 				/* The socket appears once wpa_supplicant
 				 * is up: retry quietly until then. */
 				if (wpa_ctrl_open(&w->ctrl, path, err,
@@ -557,15 +561,17 @@ static int cmd_watch(int argc, char **argv)
 					w->attached = true;
 					w->last_ping_ms = now;
 					w->pings_unanswered = 0;
-					catch_up(w, conf.sta[i].name,
-						 station_start(conf.sta[i].name),
-						 &nconnected, conf.nsta);
+					catch_up(
+					    w, conf.sta[i].name,
+					    station_start(conf.sta[i].name),
+					    &nconnected, conf.nsta);
 				} else {
 					wpa_ctrl_close(&w->ctrl);
 					w->next_try_ms = now + ATTACH_RETRY_MS;
 				}
 			}
-			if (w->attached && now - w->last_ping_ms >= PING_EVERY_MS) {
+			if (w->attached &&
+			    now - w->last_ping_ms >= PING_EVERY_MS) {
 				/* A vanished supplicant shows as a failed
 				 * send or missing PONGs: re-attach. */
 				if (w->pings_unanswered >= 3 ||
@@ -618,8 +624,8 @@ static int cmd_phy_netns(int argc, char **argv)
 	int i, failed = 0;
 
 	if (argc < 3 || (argc - 1) % 2) {
-		fprintf(stderr,
-			"airlab-guest: usage: phy-netns PHY NETNS [PHY NETNS...]\n");
+		fprintf(stderr, "airlab-guest: usage: phy-netns PHY NETNS [PHY "
+				"NETNS...]\n");
 		return 2;
 	}
 	if (nl80211_open(&nl, err, sizeof(err)) < 0) {
@@ -656,7 +662,8 @@ static int cmd_phy_netns(int argc, char **argv)
 		if (nl80211_set_wiphy_netns(&nl, (unsigned)idx, fd, err,
 					    sizeof(err)) < 0) {
 			fprintf(stderr,
-				"airlab-guest: phy-netns: %s (wiphy %u) to %s: %s\n",
+				"airlab-guest: phy-netns: %s (wiphy %u) to %s: "
+				"%s\n",
 				phy, (unsigned)idx, path, err);
 			failed = 1;
 		}
@@ -676,19 +683,19 @@ static const struct {
 	const char *usage;
 	const char *description;
 } subcommands[] = {
-	{"watch", cmd_watch, "watch",
-	 "ATTACH to every station's wpa_supplicant and append association "
-	 "events to <run>/sta/<name>.events"},
-	{"stations", cmd_stations, "stations [--wait SECONDS]",
-	 "print one key=value line per station; exit 0 when all are "
-	 "associated, 1 when some are not, 2 on error"},
-	{"sta", cmd_sta, "sta NAME COMMAND [ARG...]",
-	 "send a control command (e.g. REASSOCIATE) to a station's "
-	 "wpa_supplicant and print the reply"},
-	{"phy-netns", cmd_phy_netns, "phy-netns PHY NETNS [...]",
-	 "move wiphys into network namespaces (/run/netns/NETNS), like "
-	 "`iw phy PHY set netns name NETNS`, in one process"},
-	{"help", cmd_help, "--help", "show this help"},
+    {"watch", cmd_watch, "watch",
+     "ATTACH to every station's wpa_supplicant and append association "
+     "events to <run>/sta/<name>.events"},
+    {"stations", cmd_stations, "stations [--wait SECONDS]",
+     "print one key=value line per station; exit 0 when all are "
+     "associated, 1 when some are not, 2 on error"},
+    {"sta", cmd_sta, "sta NAME COMMAND [ARG...]",
+     "send a control command (e.g. REASSOCIATE) to a station's "
+     "wpa_supplicant and print the reply"},
+    {"phy-netns", cmd_phy_netns, "phy-netns PHY NETNS [...]",
+     "move wiphys into network namespaces (/run/netns/NETNS), like "
+     "`iw phy PHY set netns name NETNS`, in one process"},
+    {"help", cmd_help, "--help", "show this help"},
 };
 
 static int cmd_help(int argc, char **argv)
@@ -702,9 +709,10 @@ static int cmd_help(int argc, char **argv)
 	for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		printf("  %-28s %s\n", subcommands[i].usage,
 		       subcommands[i].description);
-	printf("\nEnvironment: AIRLAB_CELL_CONF (default /etc/airlab/cell.conf),\n"
-	       "AIRLAB_RUN_DIR (default /run/airlab; sockets are "
-	       "<run>/wpa/<name>/wlan0).\n");
+	printf(
+	    "\nEnvironment: AIRLAB_CELL_CONF (default /etc/airlab/cell.conf),\n"
+	    "AIRLAB_RUN_DIR (default /run/airlab; sockets are "
+	    "<run>/wpa/<name>/wlan0).\n");
 	return 0;
 }
 
@@ -721,8 +729,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		if (strcmp(argv[1], subcommands[i].name) == 0)
 			return subcommands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr,
-		"airlab-guest: unknown subcommand '%s' (try --help)\n",
+	fprintf(stderr, "airlab-guest: unknown subcommand '%s' (try --help)\n",
 		argv[1]);
 	return 2;
 }

@@ -57,7 +57,8 @@ static int read_word(const char **p, int *line, char *out, char *err,
 			for (s++; *s && *s != '"'; s++) {
 				if (*s == '$' || *s == '`') {
 					set_err(err, errlen,
-						"line %d: expansions are not supported",
+						"line %d: expansions are not "
+						"supported",
 						*line);
 					return -1;
 				}
@@ -178,8 +179,8 @@ static int valid_name(const char *n)
 	if (len == 0 || len >= CELL_NAME_MAX)
 		return 0;
 	for (; *n; n++)
-		if (!(islower((unsigned char)*n) || isdigit((unsigned char)*n) ||
-		      *n == '_' || *n == '-'))
+		if (!(islower((unsigned char)*n) ||
+		      isdigit((unsigned char)*n) || *n == '_' || *n == '-'))
 			return 0;
 	return 1;
 }
@@ -195,21 +196,21 @@ static int set_key(void *ctx, const char *key, const char *value, char *err,
 		snprintf(c->variant, sizeof(c->variant), "%s", value);
 	} else if (strcmp(key, "AIRLAB_SSID") == 0) {
 		if (strlen(value) > 32) {
-			set_err(err, errlen, "AIRLAB_SSID longer than 32 bytes");
+			set_err(err, errlen,
+				"AIRLAB_SSID longer than 32 bytes");
 			return -1;
 		}
 		snprintf(c->ssid, sizeof(c->ssid), "%s", value);
 	} else if (strcmp(key, "AIRLAB_CHANNEL") == 0) {
 		if (parse_int(value, 1, 196, &c->channel) < 0) {
-			set_err(err, errlen, "AIRLAB_CHANNEL='%s' is not a channel",
-				value);
+			set_err(err, errlen,
+				"AIRLAB_CHANNEL='%s' is not a channel", value);
 			return -1;
 		}
 	} else if (strcmp(key, "AIRLAB_NSTA") == 0) {
 		if (parse_int(value, 0, CELL_MAX_STATIONS, &c->nsta) < 0) {
-			set_err(err, errlen,
-				"AIRLAB_NSTA='%s' is not 0..%d", value,
-				CELL_MAX_STATIONS);
+			set_err(err, errlen, "AIRLAB_NSTA='%s' is not 0..%d",
+				value, CELL_MAX_STATIONS);
 			return -1;
 		}
 	} else if (sscanf(key, "AIRLAB_STA_%d_%31s", &idx, rest) == 2 &&
@@ -286,7 +287,8 @@ int cell_conf_load(struct cell_conf *c, const char *path, char *err,
 		for (j = 0; j < i; j++) {
 			if (strcmp(c->sta[i].name, c->sta[j].name) == 0) {
 				set_err(err, errlen,
-					"%s: stations %d and %d are both named '%s'",
+					"%s: stations %d and %d are both named "
+					"'%s'",
 					path, j + 1, i + 1, c->sta[i].name);
 				return -1;
 			}

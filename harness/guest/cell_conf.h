@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #define CELL_MAX_STATIONS 128
-#define CELL_NAME_MAX 16 /* station names are netns names: 1..15 chars */
+#define CELL_NAME_MAX	  16 /* station names are netns names: 1..15 chars */
 
 struct cell_station {
 	char name[CELL_NAME_MAX];

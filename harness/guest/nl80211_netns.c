@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define NL_BUF 8192
+#define NL_BUF	      8192
 #define NL_TIMEOUT_MS 5000
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -49,23 +49,22 @@ static void msg_init(struct nl_msg *m, int type, int flags, unsigned seq,
 	g->version = 1;
 }
 
-static void msg_put(struct nl_msg *m, int type, const void *data,
-		    size_t len)
+static void msg_put(struct nl_msg *m, int type, const void *data, size_t len)
 {
 	struct nlattr *a =
-		(struct nlattr *)(m->u.buf + NLMSG_ALIGN(m->u.nlh.nlmsg_len));
+	    (struct nlattr *)(m->u.buf + NLMSG_ALIGN(m->u.nlh.nlmsg_len));
 
 	a->nla_type = (uint16_t)type;
 	a->nla_len = (uint16_t)(NLA_HDRLEN + len);
 	memcpy((char *)a + NLA_HDRLEN, data, len);
 	m->u.nlh.nlmsg_len =
-		NLMSG_ALIGN(m->u.nlh.nlmsg_len) + NLA_ALIGN(a->nla_len);
+	    NLMSG_ALIGN(m->u.nlh.nlmsg_len) + NLA_ALIGN(a->nla_len);
 }
 
 /* Sends m and reads replies until the ack for its sequence number. When
  * family_out is set, also picks CTRL_ATTR_FAMILY_ID out of the reply. */
-static int transact(struct nl80211_sock *s, struct nl_msg *m,
-		    int *family_out, char *err, size_t errlen)
+static int transact(struct nl80211_sock *s, struct nl_msg *m, int *family_out,
+		    char *err, size_t errlen)
 {
 	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
 	char buf[NL_BUF];
@@ -113,8 +112,8 @@ static int transact(struct nl80211_sock *s, struct nl_msg *m,
 			}
 			if (family_out) {
 				struct nlattr *a =
-					(struct nlattr *)((char *)NLMSG_DATA(h) +
-							  GENL_HDRLEN);
+				    (struct nlattr *)((char *)NLMSG_DATA(h) +
+						      GENL_HDRLEN);
 				int left = (int)h->nlmsg_len -
 					   NLMSG_LENGTH(GENL_HDRLEN);
 
@@ -122,7 +121,7 @@ static int transact(struct nl80211_sock *s, struct nl_msg *m,
 				       a->nla_len >= NLA_HDRLEN &&
 				       a->nla_len <= left) {
 					if ((a->nla_type & NLA_TYPE_MASK) ==
-						    CTRL_ATTR_FAMILY_ID &&
+						CTRL_ATTR_FAMILY_ID &&
 					    a->nla_len >= NLA_HDRLEN + 2) {
 						uint16_t id;
 
@@ -133,7 +132,8 @@ static int transact(struct nl80211_sock *s, struct nl_msg *m,
 					}
 					left -= NLA_ALIGN(a->nla_len);
 					a = (struct nlattr *)((char *)a +
-							      NLA_ALIGN(a->nla_len));
+							      NLA_ALIGN(
+								  a->nla_len));
 				}
 			}
 		}
@@ -167,14 +167,16 @@ int nl80211_open(struct nl80211_sock *s, char *err, size_t errlen)
 		sizeof(NL80211_GENL_NAME));
 	if (transact(s, &m, &family, msg, sizeof(msg)) < 0) {
 		set_err(err, errlen,
-			"resolving generic netlink family nl80211: %s (cfg80211 loaded?)",
+			"resolving generic netlink family nl80211: %s "
+			"(cfg80211 loaded?)",
 			msg);
 		nl80211_close(s);
 		return -1;
 	}
 	if (family < 0) {
 		set_err(err, errlen,
-			"resolving generic netlink family nl80211: no family id in the reply");
+			"resolving generic netlink family nl80211: no family "
+			"id in the reply");
 		nl80211_close(s);
 		return -1;
 	}

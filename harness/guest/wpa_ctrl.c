@@ -77,8 +77,7 @@ int wpa_ctrl_open(struct wpa_ctrl *c, const char *server_path, char *err,
 	return 0;
 }
 
-int wpa_ctrl_send(struct wpa_ctrl *c, const char *cmd, char *err,
-		  size_t errlen)
+int wpa_ctrl_send(struct wpa_ctrl *c, const char *cmd, char *err, size_t errlen)
 {
 	if (send(c->fd, cmd, strlen(cmd), MSG_DONTWAIT) < 0) {
 		set_err(err, errlen, "%s: send '%s': %s", c->server, cmd,
@@ -150,8 +149,8 @@ int wpa_ctrl_attach(struct wpa_ctrl *c, int timeout_ms, char *err,
 {
 	char reply[64];
 
-	if (wpa_ctrl_request(c, "ATTACH", reply, sizeof(reply), timeout_ms,
-			     err, errlen) < 0)
+	if (wpa_ctrl_request(c, "ATTACH", reply, sizeof(reply), timeout_ms, err,
+			     errlen) < 0)
 		return -1;
 	if (strncmp(reply, "OK", 2) != 0) {
 		set_err(err, errlen, "%s: ATTACH answered '%.20s'", c->server,

@@ -93,8 +93,8 @@ int med_ctrl_parse(const struct medium *m, const char *line,
 		}
 	} else if (strcmp(w[0], "stats") == 0 || strcmp(w[0], "reset") == 0 ||
 		   strcmp(w[0], "lag") == 0) {
-		if (want_args(w[0], n - 1, 0, 0, "no arguments", err,
-			      errlen) < 0)
+		if (want_args(w[0], n - 1, 0, 0, "no arguments", err, errlen) <
+		    0)
 			return -1;
 		cmd->op = w[0][0] == 's'   ? MED_CMD_STATS
 			  : w[0][0] == 'r' ? MED_CMD_RESET
@@ -179,7 +179,8 @@ static void stats(const struct medium *m, int64_t now_ns, struct out *o)
 					to_me += f->rx == r;
 		double loss = med_link_loss_db(m, 0, r);
 		put(o,
-		    "radio %d name=%s path=%s addr=%02x:%02x:%02x:%02x:%02x:%02x"
+		    "radio %d name=%s path=%s "
+		    "addr=%02x:%02x:%02x:%02x:%02x:%02x"
 		    " known=%d loss_db=%.1f signal_dbm=%.1f",
 		    r, c ? c->name : "-", c && c->path[0] ? c->path : "-", a[0],
 		    a[1], a[2], a[3], a[4], a[5], rd->known, loss,
@@ -223,7 +224,8 @@ size_t med_ctrl_handle(struct medium *m, const char *line, int64_t now_ns,
 		med_reset_stats(m, now_ns);
 		break;
 	case MED_CMD_LAG:
-		put(&o, "lag samples=%llu p50_us=%.1f p99_us=%.1f max_us=%.1f\n",
+		put(&o,
+		    "lag samples=%llu p50_us=%.1f p99_us=%.1f max_us=%.1f\n",
 		    (unsigned long long)m->lag.n,
 		    med_lag_quantile(&m->lag, 0.50) / 1000.0,
 		    med_lag_quantile(&m->lag, 0.99) / 1000.0,

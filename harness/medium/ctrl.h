@@ -18,7 +18,7 @@
 #include "medium.h"
 
 #define MED_CTRL_LINE_MAX 256
-#define MED_ATTEN_MAX 200.0
+#define MED_ATTEN_MAX	  200.0
 
 enum med_cmd_op {
 	MED_CMD_SET_ATTEN,

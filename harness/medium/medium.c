@@ -334,9 +334,8 @@ static void report_drop(struct medium *m, const struct med_frame *f)
 		m->ops.tx_status(m->ops.ctx, f, false, used, 0);
 }
 
-int med_frame_in(struct medium *m, int64_t now_ns, int tx,
-		 const uint8_t *data, size_t len, uint32_t hwflags,
-		 unsigned freq, uint64_t cookie,
+int med_frame_in(struct medium *m, int64_t now_ns, int tx, const uint8_t *data,
+		 size_t len, uint32_t hwflags, unsigned freq, uint64_t cookie,
 		 const struct med_try tries[MED_NRATES])
 {
 	struct med_radio *r;
@@ -406,8 +405,7 @@ static bool same_first_rate(const struct med_frame *a,
 	       a->tries[0].flags == b->tries[0].flags;
 }
 
-static size_t psdu_of(const struct med_txop *t, const bool *pending,
-		      bool ampdu)
+static size_t psdu_of(const struct med_txop *t, const bool *pending, bool ampdu)
 {
 	size_t lens[MED_AMPDU_MAX];
 	int n = 0;
@@ -421,8 +419,8 @@ static size_t psdu_of(const struct med_txop *t, const bool *pending,
 /* Takes the winner's frames off its queue: the head, and with A-MPDU on
  * the following frames of the same receiver and TID at the same rate,
  * within the count and airtime limits. */
-static void collect(struct medium *m, struct med_queue *q,
-		    struct med_txop *t, enum mdl_band band)
+static void collect(struct medium *m, struct med_queue *q, struct med_txop *t,
+		    enum mdl_band band)
 {
 	struct med_frame *h = q->head, **pp;
 	struct mdl_rate rate;
@@ -433,8 +431,8 @@ static void collect(struct medium *m, struct med_queue *q,
 	t->f[0] = h;
 	t->n = 1;
 	lens[0] = h->len + 4;
-	if (!m->conf.ampdu || !h->aggr_ok || med_try_rate(&h->tries[0], band,
-							  &rate) < 0)
+	if (!m->conf.ampdu || !h->aggr_ok ||
+	    med_try_rate(&h->tries[0], band, &rate) < 0)
 		goto done;
 	pp = &q->head;
 	while (*pp && t->n < m->conf.ampdu_max) {
@@ -464,15 +462,15 @@ done:
 static double link_snr(const struct medium *m, int a, int b,
 		       const struct mdl_rate *r)
 {
-	double sig = mdl_signal_dbm(m->conf.tx_power_dbm, 0,
-				    med_link_loss_db(m, a, b));
+	double sig =
+	    mdl_signal_dbm(m->conf.tx_power_dbm, 0, med_link_loss_db(m, a, b));
 	return mdl_snr_db(sig, r->width_mhz);
 }
 
 static int link_signal(const struct medium *m, int a, int b)
 {
-	return (int)lround(mdl_signal_dbm(m->conf.tx_power_dbm, 0,
-					  med_link_loss_db(m, a, b)));
+	return (int)lround(
+	    mdl_signal_dbm(m->conf.tx_power_dbm, 0, med_link_loss_db(m, a, b)));
 }
 
 /* Starts the winning queue's transmission at c->start_ns: decides every
@@ -499,14 +497,16 @@ static void txop_start(struct medium *m, struct med_chan *c)
 			struct med_queue *o = &m->radio[r].q[a];
 			if (!o->head || o == q || o->head->freq != c->freq)
 				continue;
-			int64_t from = o->count_ns > c->idle_ns ? o->count_ns
-								: c->idle_ns;
-			int64_t idle = start - from -
-				       mdl_aifs_us((enum mdl_ac)a, band) *
-					   NS_PER_US;
+			int64_t from =
+			    o->count_ns > c->idle_ns ? o->count_ns : c->idle_ns;
+			int64_t idle =
+			    start - from -
+			    mdl_aifs_us((enum mdl_ac)a, band) * NS_PER_US;
 			int64_t slots =
-			    idle > 0 ? idle / (mdl_slot_us(band) * NS_PER_US) : 0;
-			o->backoff -= slots > o->backoff ? o->backoff : (int)slots;
+			    idle > 0 ? idle / (mdl_slot_us(band) * NS_PER_US)
+				     : 0;
+			o->backoff -=
+			    slots > o->backoff ? o->backoff : (int)slots;
 		}
 	}
 
@@ -543,10 +543,11 @@ static void txop_start(struct medium *m, struct med_chan *c)
 			 * contention; each retry waits again with CW
 			 * doubled. */
 			if (attempt > 0)
-				dur_us += mdl_aifs_us((enum mdl_ac)ac, band) +
-					  (int64_t)rng_upto(m, mdl_cw((enum mdl_ac)ac,
-								      attempt)) *
-					      mdl_slot_us(band);
+				dur_us +=
+				    mdl_aifs_us((enum mdl_ac)ac, band) +
+				    (int64_t)rng_upto(
+					m, mdl_cw((enum mdl_ac)ac, attempt)) *
+					mdl_slot_us(band);
 			dur_us += ex;
 			air_us += ex;
 			for (int i = 0; i < t->n; i++) {
@@ -578,9 +579,9 @@ static void txop_start(struct medium *m, struct med_chan *c)
 		}
 	}
 	if (attempt == 0) /* no usable rate: one attempt at the lowest */
-		dur_us = air_us = mdl_ppdu_us(&(struct mdl_rate){MDL_OFDM, 60, 0,
-							  20, false, false},
-					      band, h->len + 4);
+		dur_us = air_us = mdl_ppdu_us(
+		    &(struct mdl_rate){MDL_OFDM, 60, 0, 20, false, false}, band,
+		    h->len + 4);
 
 	t->end_ns = start + dur_us * NS_PER_US;
 	c->busy_us += air_us;
@@ -620,8 +621,9 @@ static void txop_end(struct medium *m, struct med_chan *c)
 
 	for (int i = 0; i < t->n; i++) {
 		struct med_frame *f = t->f[i];
-		bool acked_type =
-		    !f->group && !(f->hwflags & MED_TX_CTL_NO_ACK) && f->rx >= 0;
+		bool acked_type = !f->group &&
+				  !(f->hwflags & MED_TX_CTL_NO_ACK) &&
+				  f->rx >= 0;
 		int last = 0;
 		struct mdl_rate rate = {MDL_OFDM, 60, 0, 20, false, false};
 
@@ -643,23 +645,22 @@ static void txop_end(struct medium *m, struct med_chan *c)
 				if (r == tx || !m->radio[r].known ||
 				    (f->rx >= 0 && r != f->rx))
 					continue;
-				double per = mdl_per(&rate,
-						     link_snr(m, tx, r, &rate),
-						     f->len + 4);
+				double per =
+				    mdl_per(&rate, link_snr(m, tx, r, &rate),
+					    f->len + 4);
 				if (rng_unit(m) >= per && m->ops.deliver)
-					m->ops.deliver(m->ops.ctx, r, f,
-						       link_signal(m, tx, r),
-						       mdl_rx_rate_idx(band,
-								       &rate));
+					m->ops.deliver(
+					    m->ops.ctx, r, f,
+					    link_signal(m, tx, r),
+					    mdl_rx_rate_idx(band, &rate));
 			}
 		}
 		count_frame(&m->radio[tx].tx, f, t->used[i],
 			    acked_type && !t->ok[i]);
 		if (m->ops.tx_status)
-			m->ops.tx_status(m->ops.ctx, f, acked_type && t->ok[i],
-					 t->used[i],
-					 f->rx >= 0 ? link_signal(m, tx, f->rx)
-						    : 0);
+			m->ops.tx_status(
+			    m->ops.ctx, f, acked_type && t->ok[i], t->used[i],
+			    f->rx >= 0 ? link_signal(m, tx, f->rx) : 0);
 		free(f);
 	}
 	c->idle_ns = t->end_ns;
@@ -693,7 +694,8 @@ int med_advance(struct medium *m, int64_t now_ns)
 		for (int i = 0; i < m->nchans; i++) {
 			struct med_chan *c = &m->chan[i];
 			if (c->txop.active && c->txop.end_ns <= now_ns) {
-				med_lag_record(&m->lag, now_ns - c->txop.end_ns);
+				med_lag_record(&m->lag,
+					       now_ns - c->txop.end_ns);
 				txop_end(m, c);
 				events++;
 				progress = true;

@@ -13,22 +13,22 @@
 #include "model.h"
 
 #define MED_MAX_RADIOS 130 /* AP + up to 128 stations + spare */
-#define MED_MAX_PATHS MED_MAX_RADIOS
-#define MED_NAME_MAX 32
-#define MED_MAX_VIFS 8
-#define MED_MAX_CHANS 8
-#define MED_AMPDU_MAX 64
-#define MED_NRATES 4 /* IEEE80211_TX_MAX_RATES */
+#define MED_MAX_PATHS  MED_MAX_RADIOS
+#define MED_NAME_MAX   32
+#define MED_MAX_VIFS   8
+#define MED_MAX_CHANS  8
+#define MED_AMPDU_MAX  64
+#define MED_NRATES     4 /* IEEE80211_TX_MAX_RATES */
 
 /* hwsim TX flags (mac80211_hwsim.h) and per-rate flags. */
 #define MED_TX_CTL_REQ_TX_STATUS 0x1
-#define MED_TX_CTL_NO_ACK 0x2
-#define MED_TX_STAT_ACK 0x4
-#define MED_RC_SHORT_PREAMBLE 0x4
-#define MED_RC_MCS 0x8
-#define MED_RC_40MHZ 0x20
-#define MED_RC_SHORT_GI 0x80
-#define MED_RC_VHT_MCS 0x100
+#define MED_TX_CTL_NO_ACK	 0x2
+#define MED_TX_STAT_ACK		 0x4
+#define MED_RC_SHORT_PREAMBLE	 0x4
+#define MED_RC_MCS		 0x8
+#define MED_RC_40MHZ		 0x20
+#define MED_RC_SHORT_GI		 0x80
+#define MED_RC_VHT_MCS		 0x100
 
 struct med_radio_conf {
 	char name[MED_NAME_MAX]; /* "ap" or the station name */
@@ -178,9 +178,8 @@ double med_link_loss_db(const struct medium *m, int a, int b);
 /* Hands over one frame the kernel sent. Takes a copy of data. Returns 0
  * (queued), 1 (dropped: queue full, tx status already reported), or -1
  * (not a frame we can model; no status reported). */
-int med_frame_in(struct medium *m, int64_t now_ns, int tx,
-		 const uint8_t *data, size_t len, uint32_t hwflags,
-		 unsigned freq, uint64_t cookie,
+int med_frame_in(struct medium *m, int64_t now_ns, int tx, const uint8_t *data,
+		 size_t len, uint32_t hwflags, unsigned freq, uint64_t cookie,
 		 const struct med_try tries[MED_NRATES]);
 
 /* Earliest time something is due, or -1 if nothing is scheduled. */

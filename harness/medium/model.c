@@ -8,7 +8,7 @@
 /* hwsim's 2.4 GHz bitrate table in 100 kb/s; 5 GHz starts at 6 Mb/s. */
 static const int hwsim_rates[] = {10,  20,  55,	 110, 60,  90,
 				  120, 180, 240, 360, 480, 540};
-#define HWSIM_NRATES 12
+#define HWSIM_NRATES   12
 #define HWSIM_5G_FIRST 4
 
 /* Data bits per OFDM symbol of HT MCS 0..7, one spatial stream. */
@@ -19,14 +19,14 @@ static const int ht40_ndbps[8] = {54, 108, 162, 216, 324, 432, 486, 540};
  * of the 802.11 minimum-sensitivity tables (17.3.10.2, 19.3.19.2) without
  * their implementation margin; DSSS includes the Barker/CCK gain. */
 static const double dsss_th[4] = {1.0, 4.0, 7.0, 10.0}; /* 1 2 5.5 11 */
-static const double ofdm_th[8] = {5.0,  6.0,  8.0,  10.0,
+static const double ofdm_th[8] = {5.0,	6.0,  8.0,  10.0,
 				  13.0, 17.0, 21.0, 23.0}; /* 6 .. 54 */
 static const double ht_th[8] = {5.0,  8.0,  10.0, 13.0,
 				17.0, 21.0, 23.0, 25.0}; /* MCS 0..7 */
 #define HT_2SS_EXTRA_DB 3.0
 /* Logistic slope per dB: PER goes from 90% to 10% in 2*ln(9)/k = 2.2 dB,
  * the waterfall width of BCC-coded OFDM in AWGN. */
-#define PER_SLOPE 2.0
+#define PER_SLOPE     2.0
 #define PER_REF_BYTES 1000.0
 
 #define NOISE_FIGURE_DB 6.0
@@ -69,7 +69,8 @@ int mdl_rate_ht(int mcs, int width_mhz, bool sgi, struct mdl_rate *out)
 int mdl_rx_rate_idx(enum mdl_band band, const struct mdl_rate *r)
 {
 	/* OFDM rate of the same modulation and coding as MCS 0..7. */
-	static const int ht_as_ofdm[8] = {60, 120, 180, 240, 360, 480, 540, 540};
+	static const int ht_as_ofdm[8] = {60,  120, 180, 240,
+					  360, 480, 540, 540};
 	int want = r->phy == MDL_HT ? ht_as_ofdm[r->mcs % 8] : r->kbps100;
 	int first = band == MDL_BAND_2G ? 0 : HWSIM_5G_FIRST;
 
@@ -145,8 +146,7 @@ static int signal_ext_us(enum mdl_band band)
 	return band == MDL_BAND_2G ? 6 : 0;
 }
 
-int mdl_ppdu_us(const struct mdl_rate *r, enum mdl_band band,
-		size_t psdu_bytes)
+int mdl_ppdu_us(const struct mdl_rate *r, enum mdl_band band, size_t psdu_bytes)
 {
 	/* SERVICE (16 bits) + PSDU + tail (6 bits), in whole symbols. */
 	long bits = 16 + 8 * (long)psdu_bytes + 6;
@@ -155,8 +155,8 @@ int mdl_ppdu_us(const struct mdl_rate *r, enum mdl_band band,
 	case MDL_DSSS: {
 		int plcp = r->short_preamble ? 96 : 192;
 		/* Payload time at kbps100 * 100 kb/s, rounded up to 1 µs. */
-		long payload = (8 * (long)psdu_bytes * 10 + r->kbps100 - 1) /
-			       r->kbps100;
+		long payload =
+		    (8 * (long)psdu_bytes * 10 + r->kbps100 - 1) / r->kbps100;
 		return plcp + (int)payload;
 	}
 	case MDL_OFDM: {
@@ -169,7 +169,8 @@ int mdl_ppdu_us(const struct mdl_rate *r, enum mdl_band band,
 		int ndbps = ht_ndbps(r);
 		long nsym = (bits + ndbps - 1) / ndbps;
 		int nltf = r->mcs >= 8 ? 2 : 1;
-		/* L-STF 8, L-LTF 8, L-SIG 4, HT-SIG 8, HT-STF 4, HT-LTF 4 each. */
+		/* L-STF 8, L-LTF 8, L-SIG 4, HT-SIG 8, HT-STF 4, HT-LTF 4 each.
+		 */
 		int pre = 8 + 8 + 4 + 8 + 4 + 4 * nltf;
 		long data_us;
 		if (r->sgi) /* 3.6 µs symbols, padded to the 4 µs grid */
@@ -282,14 +283,13 @@ static int exchange_us(const struct mdl_rate *r, enum mdl_band band,
 	int t = mdl_ppdu_us(r, band, psdu_bytes);
 
 	if (acked)
-		t += mdl_sifs_us(band) + (ampdu ? mdl_blockack_us(r, band)
-						: mdl_ack_us(r, band));
+		t += mdl_sifs_us(band) +
+		     (ampdu ? mdl_blockack_us(r, band) : mdl_ack_us(r, band));
 	return t;
 }
 
-int mdl_attempt_us(const struct mdl_rate *r, enum mdl_band band,
-		   enum mdl_ac ac, int backoff_slots, size_t psdu_bytes,
-		   bool acked, bool ampdu)
+int mdl_attempt_us(const struct mdl_rate *r, enum mdl_band band, enum mdl_ac ac,
+		   int backoff_slots, size_t psdu_bytes, bool acked, bool ampdu)
 {
 	return mdl_aifs_us(ac, band) + backoff_slots * mdl_slot_us(band) +
 	       exchange_us(r, band, psdu_bytes, acked, ampdu);
@@ -351,8 +351,7 @@ double mdl_noise_floor_dbm(int width_mhz)
 	return -174.0 + 10.0 * log10(width_mhz * 1e6) + NOISE_FIGURE_DB;
 }
 
-double mdl_signal_dbm(double tx_power_dbm, double base_loss_db,
-		      double atten_db)
+double mdl_signal_dbm(double tx_power_dbm, double base_loss_db, double atten_db)
 {
 	return tx_power_dbm - (base_loss_db + atten_db);
 }
@@ -390,10 +389,10 @@ double mdl_tcp_goodput_mbps(const struct mdl_rate *r, enum mdl_band band,
 				    agg ? mdl_ampdu_bytes(data, n) : data[0],
 				    true, agg);
 	/* Unaggregated, a TCP ACK goes every other cycle. */
-	cycle += (agg ? 1.0 : 0.5) *
-		 mdl_attempt_mean_us(r, band, MDL_AC_BE, 0,
-				     nack > 1 ? mdl_ampdu_bytes(ack, nack)
-					      : ack[0],
-				     true, nack > 1);
+	cycle +=
+	    (agg ? 1.0 : 0.5) *
+	    mdl_attempt_mean_us(r, band, MDL_AC_BE, 0,
+				nack > 1 ? mdl_ampdu_bytes(ack, nack) : ack[0],
+				true, nack > 1);
 	return (double)n * (double)mdl_tcp_mss(mtu_bytes) * 8.0 / cycle;
 }

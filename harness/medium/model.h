@@ -72,7 +72,7 @@ size_t mdl_ampdu_bytes(const size_t *mpdu_bytes, int n);
 /* Rate of the ACK / BlockAck answering a frame sent at r: the highest
  * mandatory rate of the same PHY class not faster than r. */
 void mdl_response_rate(const struct mdl_rate *r, struct mdl_rate *out);
-#define MDL_ACK_BYTES 14
+#define MDL_ACK_BYTES	   14
 #define MDL_BLOCKACK_BYTES 32 /* compressed BlockAck */
 int mdl_ack_us(const struct mdl_rate *r, enum mdl_band band);
 int mdl_blockack_us(const struct mdl_rate *r, enum mdl_band band);
@@ -89,9 +89,9 @@ enum mdl_ac mdl_ac_of_tid(int tid);
 
 /* Airtime of one attempt: AIFS + backoff_slots * slot + PPDU of psdu_bytes
  * + (if acked) SIFS + ACK, or SIFS + BlockAck when ampdu. */
-int mdl_attempt_us(const struct mdl_rate *r, enum mdl_band band,
-		   enum mdl_ac ac, int backoff_slots, size_t psdu_bytes,
-		   bool acked, bool ampdu);
+int mdl_attempt_us(const struct mdl_rate *r, enum mdl_band band, enum mdl_ac ac,
+		   int backoff_slots, size_t psdu_bytes, bool acked,
+		   bool ampdu);
 /* Same with the mean backoff CW(retry)/2 slots (in µs, fractional). */
 double mdl_attempt_mean_us(const struct mdl_rate *r, enum mdl_band band,
 			   enum mdl_ac ac, int retry, size_t psdu_bytes,

@@ -98,8 +98,8 @@ static void test_malformed_change_nothing(void **state)
 	longline[sizeof(longline) - 1] = 0;
 	memcpy(&before, &m, sizeof(m));
 	for (size_t i = 0; i <= sizeof(bad) / sizeof(bad[0]); i++) {
-		const char *line = i < sizeof(bad) / sizeof(bad[0]) ? bad[i]
-								    : longline;
+		const char *line =
+		    i < sizeof(bad) / sizeof(bad[0]) ? bad[i] : longline;
 		const char *r = cmd(line);
 		if (strncmp(r, "error: ", 7) != 0)
 			fail_msg("'%s' got '%s'", line, r);
@@ -138,7 +138,8 @@ static void test_stats_reset_lag(void **state)
 	assert_non_null(strstr(r, "elapsed_us=5000000"));
 	assert_int_equal(strcmp(r + strlen(r) - 3, "ok\n"), 0);
 	r = cmd("lag");
-	assert_non_null(strstr(r, "lag samples=1 p50_us=42.0 p99_us=42.0 max_us=42.0"));
+	assert_non_null(
+	    strstr(r, "lag samples=1 p50_us=42.0 p99_us=42.0 max_us=42.0"));
 	assert_string_equal(cmd("reset"), "ok\n");
 	r = cmd("stats");
 	assert_non_null(strstr(r, " tx_frames=0 "));
@@ -153,8 +154,8 @@ static void test_stats_reset_lag(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_malformed_change_nothing, setup,
-					    teardown),
+	    cmocka_unit_test_setup_teardown(test_malformed_change_nothing,
+					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_set_get_atten, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_stats_reset_lag, setup,

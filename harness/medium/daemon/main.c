@@ -28,10 +28,10 @@
 #include "../medium.h"
 #include "hwsim_nl.h"
 
-#define PROG "airlab-medium"
-#define MAX_CLIENTS 16
+#define PROG	       "airlab-medium"
+#define MAX_CLIENTS    16
 #define CLIENT_OUT_MAX (128 * 1024)
-#define NL_BATCH 256 /* datagrams read per poll round */
+#define NL_BATCH       256 /* datagrams read per poll round */
 
 struct client {
 	int fd;
@@ -238,8 +238,8 @@ static void on_status(void *ctx, const struct med_frame *f, bool acked,
 		      const struct med_try used[MED_NRATES], int ack_signal)
 {
 	struct daemon *dm = ctx;
-	uint32_t flags = f->hwflags & (MED_TX_CTL_REQ_TX_STATUS |
-				       MED_TX_CTL_NO_ACK);
+	uint32_t flags =
+	    f->hwflags & (MED_TX_CTL_REQ_TX_STATUS | MED_TX_CTL_NO_ACK);
 
 	/* mac80211 needs every frame back: without status it never frees
 	 * the skb from hwsim's pending list. */
@@ -318,9 +318,9 @@ static void client_close(struct client *c)
 static void client_flush(struct client *c)
 {
 	while (c->outoff < c->outlen) {
-		ssize_t n = send(c->fd, c->out + c->outoff,
-				 c->outlen - c->outoff,
-				 MSG_DONTWAIT | MSG_NOSIGNAL);
+		ssize_t n =
+		    send(c->fd, c->out + c->outoff, c->outlen - c->outoff,
+			 MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				return;
@@ -332,8 +332,7 @@ static void client_flush(struct client *c)
 	c->outoff = c->outlen = 0;
 }
 
-static void client_reply(struct daemon *dm, struct client *c,
-			 const char *line)
+static void client_reply(struct daemon *dm, struct client *c, const char *line)
 {
 	static char reply[CLIENT_OUT_MAX];
 	size_t n;
@@ -498,7 +497,8 @@ static int run(struct daemon *dm)
 			short re = p[cmap[i]].revents;
 			if (re & POLLOUT)
 				client_flush(&dm->cl[i]);
-			if (dm->cl[i].fd >= 0 && (re & (POLLIN | POLLHUP | POLLERR)))
+			if (dm->cl[i].fd >= 0 &&
+			    (re & (POLLIN | POLLHUP | POLLERR)))
 				client_read(dm, &dm->cl[i]);
 		}
 	}
@@ -561,21 +561,23 @@ static int client_command(const char *path, const char *line)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: " PROG " [options]\n"
-		"  -c, --conf FILE        cell config (/etc/airlab/cell.conf)\n"
-		"  -s, --socket PATH      control socket (/run/airlab/medium.sock)\n"
-		"  -p, --tx-power DBM     transmit power of every radio (20)\n"
-		"  -A, --no-ampdu         send every MPDU in its own PPDU\n"
-		"  -n, --ampdu-max N      subframes per A-MPDU (32, at most %d)\n"
-		"  -L, --ampdu-max-us US  A-MPDU airtime limit (4000)\n"
-		"  -q, --queue-limit N    frames queued per radio (200)\n"
-		"  -S, --seed N           random seed (default: from the clock)\n"
-		"  -w, --wait MS          wait for mac80211_hwsim this long (0)\n"
-		"  -v, --verbose\n"
-		"  -C, --command LINE     send LINE to a running daemon, print "
-		"the reply\n",
-		MED_AMPDU_MAX);
+	fprintf(
+	    f,
+	    "usage: " PROG " [options]\n"
+	    "  -c, --conf FILE        cell config (/etc/airlab/cell.conf)\n"
+	    "  -s, --socket PATH      control socket "
+	    "(/run/airlab/medium.sock)\n"
+	    "  -p, --tx-power DBM     transmit power of every radio (20)\n"
+	    "  -A, --no-ampdu         send every MPDU in its own PPDU\n"
+	    "  -n, --ampdu-max N      subframes per A-MPDU (32, at most %d)\n"
+	    "  -L, --ampdu-max-us US  A-MPDU airtime limit (4000)\n"
+	    "  -q, --queue-limit N    frames queued per radio (200)\n"
+	    "  -S, --seed N           random seed (default: from the clock)\n"
+	    "  -w, --wait MS          wait for mac80211_hwsim this long (0)\n"
+	    "  -v, --verbose\n"
+	    "  -C, --command LINE     send LINE to a running daemon, print "
+	    "the reply\n",
+	    MED_AMPDU_MAX);
 }
 
 static int parse_num(const char *opt, const char *v, double lo, double hi,
@@ -594,14 +596,19 @@ static int parse_num(const char *opt, const char *v, double lo, double hi,
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-	    {"conf", 1, 0, 'c'},	 {"socket", 1, 0, 's'},
-	    {"tx-power", 1, 0, 'p'},	 {"no-ampdu", 0, 0, 'A'},
-	    {"ampdu-max", 1, 0, 'n'},	 {"ampdu-max-us", 1, 0, 'L'},
-	    {"queue-limit", 1, 0, 'q'}, {"seed", 1, 0, 'S'},
-	    {"wait", 1, 0, 'w'},	 {"verbose", 0, 0, 'v'},
-	    {"help", 0, 0, 'h'},	 {"command", 1, 0, 'C'},
-	    {0, 0, 0, 0}};
+	static const struct option lo[] = {{"conf", 1, 0, 'c'},
+					   {"socket", 1, 0, 's'},
+					   {"tx-power", 1, 0, 'p'},
+					   {"no-ampdu", 0, 0, 'A'},
+					   {"ampdu-max", 1, 0, 'n'},
+					   {"ampdu-max-us", 1, 0, 'L'},
+					   {"queue-limit", 1, 0, 'q'},
+					   {"seed", 1, 0, 'S'},
+					   {"wait", 1, 0, 'w'},
+					   {"verbose", 0, 0, 'v'},
+					   {"help", 0, 0, 'h'},
+					   {"command", 1, 0, 'C'},
+					   {0, 0, 0, 0}};
 	const char *command = NULL;
 	static struct daemon dm;
 	const char *conf = "/etc/airlab/cell.conf";
@@ -615,8 +622,8 @@ int main(int argc, char **argv)
 	med_conf_defaults(&mc);
 	mc.seed = (uint64_t)mono_ns() ^ ((uint64_t)getpid() << 32);
 	dm.sock_path = "/run/airlab/medium.sock";
-	while ((o = getopt_long(argc, argv, "c:s:p:An:L:q:S:w:vhC:", lo, NULL)) !=
-	       -1) {
+	while ((o = getopt_long(argc, argv, "c:s:p:An:L:q:S:w:vhC:", lo,
+				NULL)) != -1) {
 		switch (o) {
 		case 'c':
 			conf = optarg;
@@ -639,8 +646,8 @@ int main(int argc, char **argv)
 			mc.ampdu_max = (int)v;
 			break;
 		case 'L':
-			if (parse_num("--ampdu-max-us", optarg, 100, 10000, &v) <
-			    0)
+			if (parse_num("--ampdu-max-us", optarg, 100, 10000,
+				      &v) < 0)
 				return 2;
 			mc.ampdu_max_us = (int)v;
 			break;
@@ -656,7 +663,8 @@ int main(int argc, char **argv)
 			mc.seed = (uint64_t)v;
 			break;
 		case 'w':
-			if (parse_num("--wait", optarg, 0, 600000, &wait_ms) < 0)
+			if (parse_num("--wait", optarg, 0, 600000, &wait_ms) <
+			    0)
 				return 2;
 			break;
 		case 'v':
