@@ -437,11 +437,15 @@ static void collect(struct medium *m, struct med_queue *q, struct med_txop *t,
 	pp = &q->head;
 	while (*pp && t->n < m->conf.ampdu_max) {
 		struct med_frame *f = *pp;
-		if (!f->aggr_ok || f->rx != h->rx || f->tid != h->tid ||
-		    f->freq != h->freq || !same_first_rate(f, h)) {
-			pp = &f->next;
+		if (f->rx != h->rx || f->tid != h->tid || f->freq != h->freq) {
+			pp = &f->next; /* another flow: may stay behind */
 			continue;
 		}
+		/* The same receiver and TID at another rate (a rate-control
+		 * probe) ends the aggregate: taking the frames behind it would
+		 * reorder the flow, which TCP takes for loss. */
+		if (!f->aggr_ok || !same_first_rate(f, h))
+			break;
 		lens[t->n] = f->len + 4;
 		size_t bytes = mdl_ampdu_bytes(lens, t->n + 1);
 		if (bytes > 65535 ||

@@ -211,6 +211,7 @@ struct rec {
 	int last_signal;
 	struct medium *m;
 	int used_count;
+	uint64_t order[64]; /* cookies in delivery order */
 };
 
 static void rec_deliver(void *ctx, int rx, const struct med_frame *f, int sig,
@@ -218,8 +219,9 @@ static void rec_deliver(void *ctx, int rx, const struct med_frame *f, int sig,
 {
 	struct rec *r = ctx;
 	(void)rx;
-	(void)f;
 	(void)rate;
+	if (r->delivered < 64)
+		r->order[r->delivered] = f->cookie;
 	r->delivered++;
 	r->last_signal = sig;
 	r->last_deliver_ns = r->m->now_ns;
@@ -386,6 +388,31 @@ static void test_ampdu_grouping(void **state)
 	}
 }
 
+/* A rate-control probe in the middle of a flow ends the aggregate: the
+ * frames of one receiver and TID are delivered in the order they came. */
+static void test_ampdu_keeps_flow_order(void **state)
+{
+	static struct medium m;
+	struct rec r;
+	uint8_t b[1600];
+	static const struct med_try mcs4[MED_NRATES] = {
+	    {4, 3, MED_RC_MCS}, {0, 3, MED_RC_MCS}, {-1, 0, 0}, {-1, 0, 0}};
+	(void)state;
+
+	setup_medium(&m, &r, 100, true);
+	for (int i = 0; i < 8; i++)
+		med_frame_in(&m, 0, 1, b, qos_frame(b, 1500, 0), 1, 2437,
+			     (uint64_t)i, i == 3 ? mcs4 : mcs7);
+	run_until_idle(&m);
+	assert_int_equal(r.delivered, 8);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(r.order[i], (uint64_t)i);
+	/* 0-2 together, the probe alone, 4-7 together. */
+	assert_int_equal(m.radio[1].tx.ppdus, 3);
+	assert_int_equal(m.radio[1].tx.ampdu_subframes, 7);
+	med_free(&m);
+}
+
 static void test_lag_histogram(void **state)
 {
 	struct med_lag l;
@@ -429,6 +456,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ppdu_ofdm_54),
 	    cmocka_unit_test(test_rate_parse),
+	    cmocka_unit_test(test_ampdu_keeps_flow_order),
 	    cmocka_unit_test(test_ppdu_dsss),
 	    cmocka_unit_test(test_ppdu_ht),
 	    cmocka_unit_test(test_ack_and_attempt),
