@@ -9,15 +9,6 @@
 #define PATH_EXTRA  "_-"
 #define PATH_BLANKS " \t"
 
-static const struct lab_param *find_param(const struct lab_binding *b,
-					  const char *key)
-{
-	for (int i = 0; i < b->nparams; i++)
-		if (!strcmp(b->params[i].key, key))
-			return &b->params[i];
-	return NULL;
-}
-
 /* Keeps a message that quotes the lab file on one line; -1. */
 static int one_line(struct al_err *err)
 {
@@ -29,7 +20,7 @@ static int one_line(struct al_err *err)
 /* The line of a's `paths` setting (the attenuator's when absent). */
 static int paths_line(const struct lab_atten *a)
 {
-	const struct lab_param *p = find_param(&a->binding, PATHS_KEY);
+	const struct lab_param *p = lab_param_entry(&a->binding, PATHS_KEY);
 
 	return p ? p->line : a->binding.line;
 }
@@ -40,7 +31,7 @@ static int split_paths(const struct lab *lab, const struct lab_atten *a,
 		       struct atten_path *out, int max, int *n,
 		       struct al_err *err)
 {
-	const struct lab_param *p = find_param(&a->binding, PATHS_KEY);
+	const struct lab_param *p = lab_param_entry(&a->binding, PATHS_KEY);
 	const char *s;
 	int channel = 0;
 

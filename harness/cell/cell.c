@@ -1,4 +1,5 @@
 #include "cell.h"
+#include "../util/shquote.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -44,26 +45,18 @@ void cell_free(struct cell *c)
 	lab_free(&c->lab);
 }
 
-/* Appends KEY='value' with single quotes escaped for sh. */
+/* Appends KEY='value' (sh-quoted) and a newline. */
 static int conf_put(char *buf, size_t len, size_t *off, const char *key,
 		    const char *value)
 {
-	int n = snprintf(buf + *off, len - *off, "%s='", key);
+	int n = snprintf(buf + *off, len - *off, "%s=", key);
 	if (n < 0 || (size_t)n >= len - *off)
 		return -1;
 	*off += (size_t)n;
-	for (const char *p = value; *p; p++) {
-		const char *piece = *p == '\'' ? "'\\''" : NULL;
-		char one[2] = {*p, 0};
-		n = snprintf(buf + *off, len - *off, "%s", piece ? piece : one);
-		if (n < 0 || (size_t)n >= len - *off)
-			return -1;
-		*off += (size_t)n;
-	}
-	n = snprintf(buf + *off, len - *off, "'\n");
-	if (n < 0 || (size_t)n >= len - *off)
+	if (sh_quote(buf, len, off, value) < 0 || *off + 2 > len)
 		return -1;
-	*off += (size_t)n;
+	buf[(*off)++] = '\n';
+	buf[*off] = 0;
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* airlab shell HOST [--stdin] -- CMD...: runs CMD on the host over its
  * shell driver; the exit status is the remote command's. */
 #include "cli.h"
+#include "../util/shquote.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -9,29 +10,19 @@
 /* Joins argv into one sh command line, quoting each word. */
 static char *join_quoted(int argc, char **argv)
 {
-	size_t len = 1;
-	char *s, *p;
+	size_t len = 1, off = 0;
+	char *s;
 
 	for (int i = 0; i < argc; i++)
-		len += 4 * strlen(argv[i]) + 3;
-	s = p = calloc(1, len);
+		len += sh_quoted_len(argv[i]) + 1;
+	s = calloc(1, len);
 	if (!s)
 		return NULL;
 	for (int i = 0; i < argc; i++) {
-		*p++ = '\'';
-		for (const char *a = argv[i]; *a; a++) {
-			if (*a == '\'') {
-				memcpy(p, "'\\''", 4);
-				p += 4;
-			} else {
-				*p++ = *a;
-			}
-		}
-		*p++ = '\'';
-		*p++ = i + 1 < argc ? ' ' : 0;
+		if (i)
+			s[off++] = ' ';
+		sh_quote(s, len, &off, argv[i]); /* fits: len counted it */
 	}
-	if (!argc)
-		*p = 0;
 	return s;
 }
 

@@ -352,14 +352,22 @@ const struct lab_host *lab_host_find(const struct lab *lab, const char *name)
 	return NULL;
 }
 
-const char *lab_param(const struct lab_binding *b, const char *key)
+const struct lab_param *lab_param_entry(const struct lab_binding *b,
+					const char *key)
 {
 	if (!b || !key)
 		return NULL;
 	for (int i = 0; i < b->nparams; i++)
 		if (!strcmp(b->params[i].key, key))
-			return b->params[i].value;
+			return &b->params[i];
 	return NULL;
+}
+
+const char *lab_param(const struct lab_binding *b, const char *key)
+{
+	const struct lab_param *p = lab_param_entry(b, key);
+
+	return p ? p->value : NULL;
 }
 
 /* Placeholders in a driver setting; the wrapper keeps errors one line. */

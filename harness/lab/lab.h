@@ -71,6 +71,9 @@ const struct lab_host *lab_host_find(const struct lab *lab, const char *name);
 
 /* A driver setting; NULL when absent. */
 const char *lab_param(const struct lab_binding *b, const char *key);
+/* The same with its line in the lab file (for "file:line:" errors). */
+const struct lab_param *lab_param_entry(const struct lab_binding *b,
+					const char *key);
 /* Expands "{state}" (host state dir) and "{images}" (lab image dir) in a
  * setting; returns 0 and writes out, or -1 when out is too small. */
 int lab_expand(const struct lab *lab, const struct lab_host *host,

@@ -11,6 +11,7 @@
 #include "medium.h"
 #include "../../cell/atten.h"
 #include "../../lab/ydoc.h"
+#include "../../util/shquote.h"
 
 #include <errno.h>
 #include <math.h>
@@ -180,26 +181,6 @@ static const char *quote(const char *text, char *buf, size_t len)
 	return buf;
 }
 
-/* Appends s to out in sh single quotes; -1 when out is too small. */
-static int sh_quote(char *out, size_t len, size_t *off, const char *s)
-{
-	if (*off + 2 >= len)
-		return -1;
-	out[(*off)++] = '\'';
-	for (; *s; s++) {
-		const char *piece = *s == '\'' ? "'\\''" : NULL;
-		size_t plen = piece ? 4 : 1;
-
-		if (*off + plen + 2 > len)
-			return -1;
-		memcpy(out + *off, piece ? piece : s, plen);
-		*off += plen;
-	}
-	out[(*off)++] = '\'';
-	out[*off] = 0;
-	return 0;
-}
-
 /* The shell command that sends line to the daemon. */
 static int build_cmd(const struct atten_dev *d, const char *line, char *out,
 		     size_t len)
@@ -360,11 +341,8 @@ static int plain_setting(const struct drv_target *t, const char *name,
 			 const char *key, const char *v, bool absolute,
 			 char *out, size_t len, struct al_err *err)
 {
-	const struct lab_param *p = NULL;
+	const struct lab_param *p = lab_param_entry(t->binding, key);
 
-	for (int i = 0; i < t->binding->nparams; i++)
-		if (!strcmp(t->binding->params[i].key, key))
-			p = &t->binding->params[i];
 	if (!*v || (absolute && v[0] != '/') || strlen(v) >= len ||
 	    strspn(v, PLAIN_CHARS) != strlen(v)) {
 		al_errf(err,

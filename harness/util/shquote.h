@@ -1,0 +1,14 @@
+/* Quoting for sh: any bytes as one word. */
+#ifndef AIRLAB_SHQUOTE_H
+#define AIRLAB_SHQUOTE_H
+
+#include <stddef.h>
+
+/* Appends s to out at *off in single quotes ('\'' for a quote) and keeps
+ * out NUL-terminated; -1 when it does not fit in len (out unchanged past
+ * nothing is written). */
+int sh_quote(char *out, size_t len, size_t *off, const char *s);
+/* Bytes sh_quote needs for s, without the NUL. */
+size_t sh_quoted_len(const char *s);
+
+#endif
