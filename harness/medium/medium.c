@@ -588,6 +588,7 @@ static void txop_start(struct medium *m, struct med_chan *c)
 		    h->len + 4);
 
 	t->end_ns = start + dur_us * NS_PER_US;
+	t->air_us = air_us;
 	c->busy_us += air_us;
 	c->start_ns = -1;
 	rd->tx.airtime_us += (uint64_t)air_us;
@@ -622,9 +623,19 @@ static void txop_end(struct medium *m, struct med_chan *c)
 	enum mdl_band band = mdl_band_of_freq(c->freq);
 	struct med_txop *t = &c->txop;
 	int tx = t->radio;
+	int64_t psdu = 0, given_us = 0;
 
+	for (int i = 0; i < t->n; i++)
+		psdu += (int64_t)t->f[i]->len + 4;
 	for (int i = 0; i < t->n; i++) {
 		struct med_frame *f = t->f[i];
+		/* The last subframe takes the rounding remainder, so the
+		 * shares add up to the exchange exactly. */
+		int64_t share = i == t->n - 1
+				    ? t->air_us - given_us
+				    : t->air_us * ((int64_t)f->len + 4) / psdu;
+		given_us += share;
+		f->airtime_us = (uint32_t)share;
 		bool acked_type = !f->group &&
 				  !(f->hwflags & MED_TX_CTL_NO_ACK) &&
 				  f->rx >= 0;

@@ -66,6 +66,9 @@ struct med_frame {
 	uint64_t cookie;
 	struct med_try tries[MED_NRATES];
 	int64_t enq_ns;
+	/* Set before its tx status: its share of the exchange's airtime
+	 * (by subframe bytes), what mac80211 charges the station. */
+	uint32_t airtime_us;
 	size_t len; /* frame bytes, without FCS */
 	uint8_t data[];
 };
@@ -110,6 +113,7 @@ struct med_txop {
 	bool active;
 	int radio, ac;
 	int64_t start_ns, end_ns;
+	int64_t air_us; /* all attempts, what counts as airtime used */
 	int n;
 	struct med_frame *f[MED_AMPDU_MAX];
 	bool ok[MED_AMPDU_MAX];

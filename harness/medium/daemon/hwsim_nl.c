@@ -339,7 +339,7 @@ int hwsim_nl_recv(struct hwsim_nl *h, uint8_t *buf, size_t buflen,
 
 int hwsim_nl_tx_info(struct hwsim_nl *h, const uint8_t transmitter[6],
 		     uint32_t flags, uint64_t cookie, int signal_dbm,
-		     const struct med_try used[MED_NRATES])
+		     const struct med_try used[MED_NRATES], uint32_t airtime_us)
 {
 	struct msgbuf m;
 	uint8_t rates[2 * MED_NRATES], rflags[3 * MED_NRATES];
@@ -356,7 +356,9 @@ int hwsim_nl_tx_info(struct hwsim_nl *h, const uint8_t transmitter[6],
 	    msg_put(&m, HWSIM_ATTR_COOKIE, &cookie, sizeof(cookie)) ||
 	    msg_put_u32(&m, HWSIM_ATTR_SIGNAL, (uint32_t)signal_dbm) ||
 	    msg_put(&m, HWSIM_ATTR_TX_INFO, rates, sizeof(rates)) ||
-	    msg_put(&m, HWSIM_ATTR_TX_INFO_FLAGS, rflags, sizeof(rflags)))
+	    msg_put(&m, HWSIM_ATTR_TX_INFO_FLAGS, rflags, sizeof(rflags)) ||
+	    (airtime_us &&
+	     msg_put_u32(&m, HWSIM_ATTR_AIRLAB_AIRTIME_US, airtime_us)))
 		return -1;
 	return msg_send(h, &m);
 }

@@ -27,6 +27,9 @@ enum {
 	HWSIM_ATTR_COOKIE = 8,
 	HWSIM_ATTR_FREQ = 19,
 	HWSIM_ATTR_TX_INFO_FLAGS = 21,
+	/* airlab's hwsim patch: the medium's airtime for the frame (u32 us);
+	 * stock hwsim ignores attributes beyond its own */
+	HWSIM_ATTR_AIRLAB_AIRTIME_US = 64,
 };
 #define HWSIM_FAMILY_NAME "MAC80211_HWSIM"
 
@@ -65,7 +68,7 @@ int hwsim_nl_recv(struct hwsim_nl *h, uint8_t *buf, size_t buflen,
 
 int hwsim_nl_tx_info(struct hwsim_nl *h, const uint8_t transmitter[6],
 		     uint32_t flags, uint64_t cookie, int signal_dbm,
-		     const struct med_try used[MED_NRATES]);
+		     const struct med_try used[MED_NRATES], uint32_t airtime_us);
 int hwsim_nl_deliver(struct hwsim_nl *h, const uint8_t receiver[6],
 		     const uint8_t *frame, size_t len, int rx_rate_idx,
 		     int signal_dbm, unsigned freq);

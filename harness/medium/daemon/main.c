@@ -246,7 +246,7 @@ static void on_status(void *ctx, const struct med_frame *f, bool acked,
 	if (acked)
 		flags |= MED_TX_STAT_ACK;
 	if (hwsim_nl_tx_info(&dm->nl, dm->m.radio[f->tx].hwaddr, flags,
-			     f->cookie, ack_signal, used) == 0)
+			     f->cookie, ack_signal, used, f->airtime_us) == 0)
 		dm->status_sent++;
 }
 
