@@ -212,7 +212,7 @@ struct rec {
 	struct medium *m;
 	int used_count;
 	uint64_t airtime_us; /* sum of the per-frame shares */
-	uint64_t order[64]; /* cookies in delivery order */
+	uint64_t order[64];  /* cookies in delivery order */
 };
 
 static void rec_deliver(void *ctx, int rx, const struct med_frame *f, int sig,

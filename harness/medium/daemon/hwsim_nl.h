@@ -68,7 +68,8 @@ int hwsim_nl_recv(struct hwsim_nl *h, uint8_t *buf, size_t buflen,
 
 int hwsim_nl_tx_info(struct hwsim_nl *h, const uint8_t transmitter[6],
 		     uint32_t flags, uint64_t cookie, int signal_dbm,
-		     const struct med_try used[MED_NRATES], uint32_t airtime_us);
+		     const struct med_try used[MED_NRATES],
+		     uint32_t airtime_us);
 int hwsim_nl_deliver(struct hwsim_nl *h, const uint8_t receiver[6],
 		     const uint8_t *frame, size_t len, int rx_rate_idx,
 		     int signal_dbm, unsigned freq);
