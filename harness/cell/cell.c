@@ -84,6 +84,15 @@ int cell_conf_render(const struct cell *c, char *buf, size_t len,
 	bad |= conf_put(buf, len, &off, "AIRLAB_PSK", t->ap.passphrase);
 	snprintf(val, sizeof(val), "%d", t->ap.channel);
 	bad |= conf_put(buf, len, &off, "AIRLAB_CHANNEL", val);
+	if (t->ap.nbasic_rates) {
+		size_t n = 0;
+
+		for (int i = 0; i < t->ap.nbasic_rates && n < sizeof(val); i++)
+			n += (size_t)snprintf(val + n, sizeof(val) - n, "%s%d",
+					      i ? " " : "",
+					      t->ap.basic_rates[i]);
+		bad |= conf_put(buf, len, &off, "AIRLAB_AP_BASIC_RATES", val);
+	}
 	snprintf(val, sizeof(val), "%d", t->nstations);
 	bad |= conf_put(buf, len, &off, "AIRLAB_NSTA", val);
 	for (int i = 0; i < t->nstations && !bad; i++) {
@@ -95,6 +104,8 @@ int cell_conf_render(const struct cell *c, char *buf, size_t len,
 		snprintf(key, sizeof(key), "AIRLAB_STA_%d_LOSS_DB", i + 1);
 		snprintf(val, sizeof(val), "%g", s->base_loss_db);
 		bad |= conf_put(buf, len, &off, key, val);
+		snprintf(key, sizeof(key), "AIRLAB_STA_%d_HT", i + 1);
+		bad |= conf_put(buf, len, &off, key, s->ht ? "1" : "0");
 	}
 	if (bad)
 		return al_errf(err,

@@ -10,11 +10,55 @@
 
 static const char *const top_keys[] = {"cell", "ap", "server", "stations",
 				       NULL};
-static const char *const ap_keys[] = {"host",	    "radio",   "ssid",
-				      "passphrase", "channel", NULL};
+static const char *const ap_keys[] = {
+    "host", "radio", "ssid", "passphrase", "channel", "basic_rates", NULL};
 static const char *const server_keys[] = {"host", "link", NULL};
-static const char *const station_keys[] = {"name", "host",	   "radio",
-					   "path", "base_loss_db", NULL};
+static const char *const station_keys[] = {
+    "name", "host", "radio", "path", "base_loss_db", "ht", NULL};
+
+/* "basic_rates: 6 12 24": BSS basic rates in Mb/s, each a legacy rate of
+ * the AP's band (DSSS/CCK only at 2.4 GHz). A fixed rate set with `iw set
+ * bitrates` must include one of them, or mac80211 drops the mask. */
+static int load_basic_rates(struct topology *t, struct ydoc *d, yaml_node_t *ap,
+			    struct al_err *err)
+{
+	/* Spelled as here: no "6.0", no hex (strtod would take both). */
+	static const char *const names[] = {"1",  "2",	"5.5", "11",
+					    "6",  "9",	"12",  "18",
+					    "24", "36", "48",  "54"};
+	static const int units[] = {10,	 20,  55,  110, 60,  90,
+				    120, 180, 240, 360, 480, 540};
+	char text[128], *save = NULL;
+	int first = t->ap.channel <= 14 ? 0 : 4; /* 5 GHz: OFDM only */
+
+	t->ap.nbasic_rates = 0;
+	if (ydoc_get_str(d, ap, "basic_rates", "ap", 0, text, sizeof(text),
+			 err) < 0)
+		return -1;
+	for (char *tok = strtok_r(text, " ,", &save); tok;
+	     tok = strtok_r(NULL, " ,", &save)) {
+		int r = -1;
+
+		for (int i = first; i < 12; i++)
+			if (!strcmp(tok, names[i]))
+				r = units[i];
+		if (r < 0)
+			return ydoc_errf(
+			    d, ydoc_get(d, ap, "basic_rates", NULL), err,
+			    "ap: basic rate '%s' is not a legacy rate of "
+			    "channel %d (Mb/s: %s6 9 12 18 24 36 48 54)",
+			    tok, t->ap.channel, first ? "" : "1 2 5.5 11 ");
+		if (t->ap.nbasic_rates == 12)
+			return ydoc_errf(d,
+					 ydoc_get(d, ap, "basic_rates", NULL),
+					 err, "ap: more than 12 basic rates");
+		t->ap.basic_rates[t->ap.nbasic_rates++] = r;
+	}
+	if (ydoc_get(d, ap, "basic_rates", NULL) && !t->ap.nbasic_rates)
+		return ydoc_errf(d, ydoc_get(d, ap, "basic_rates", NULL), err,
+				 "ap: basic_rates is empty");
+	return 0;
+}
 
 static int channel_ok(long c)
 {
@@ -77,7 +121,7 @@ static int load_ap(struct topology *t, struct ydoc *d, yaml_node_t *ap,
 	long ch;
 	size_t plen;
 
-	if (ydoc_check_map(d, ap, "ap", ap_keys, 5, "keys", err) < 0 ||
+	if (ydoc_check_map(d, ap, "ap", ap_keys, 6, "keys", err) < 0 ||
 	    ydoc_get_str(d, ap, "host", "ap", 1, t->ap.host, sizeof(t->ap.host),
 			 err) < 0 ||
 	    ydoc_get_str(d, ap, "radio", "ap", 1, t->ap.radio,
@@ -113,7 +157,7 @@ static int load_ap(struct topology *t, struct ydoc *d, yaml_node_t *ap,
 				 "149..177 step 4)",
 				 num);
 	t->ap.channel = (int)ch;
-	return 0;
+	return load_basic_rates(t, d, ap, err);
 }
 
 static int load_server(struct topology *t, struct ydoc *d, yaml_node_t *srv,
@@ -139,7 +183,7 @@ static int load_station(struct topology *t, struct ydoc *d, yaml_node_t *n,
 
 	snprintf(what, sizeof(what), "station %d", idx + 1);
 	s->line = ydoc_line(n);
-	if (ydoc_check_map(d, n, what, station_keys, 5, "keys", err) < 0 ||
+	if (ydoc_check_map(d, n, what, station_keys, 6, "keys", err) < 0 ||
 	    ydoc_get_str(d, n, "name", what, 1, s->name, sizeof(s->name), err) <
 		0)
 		return -1;
@@ -168,6 +212,15 @@ static int load_station(struct topology *t, struct ydoc *d, yaml_node_t *n,
 				 "%s: base_loss_db '%s' is not a number of dB "
 				 "in 0..200",
 				 what, num);
+	if (ydoc_get_str(d, n, "ht", what, 0, num, sizeof(num), err) < 0)
+		return -1;
+	if (!num[0] || !strcmp(num, "true"))
+		s->ht = 1;
+	else if (!strcmp(num, "false"))
+		s->ht = 0;
+	else
+		return ydoc_errf(d, ydoc_get(d, n, "ht", NULL), err,
+				 "%s: ht '%s' is not true or false", what, num);
 
 	for (int i = 0; i < t->nstations; i++) {
 		const struct topo_station *o = &t->stations[i];

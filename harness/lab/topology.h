@@ -15,6 +15,7 @@ struct topo_station {
 	char radio[LAB_NAME_MAX];
 	char path[LAB_NAME_MAX]; /* RF path (attenuator channel) */
 	double base_loss_db;
+	int ht; /* 0: "ht: false", an 802.11a/b/g station (disable_ht) */
 	int line;
 };
 
@@ -27,6 +28,10 @@ struct topology {
 		char ssid[33];
 		char passphrase[64]; /* WPA2-PSK, 8..63 chars */
 		int channel;	     /* 2.4 GHz 1..14 or 5 GHz 36..177 */
+		/* basic_rates: legacy rates in 100 kb/s (hostapd's unit), as
+		 * given; none: hostapd's default for the band */
+		int basic_rates[12];
+		int nbasic_rates;
 		int line;
 	} ap;
 	struct {

@@ -3,8 +3,11 @@
 # init starts airlab-medium over the patched mac80211_hwsim, the `medium`
 # attenuator driver moves path loss (airlab atten), the signal the stations
 # see follows it, rate control and A-MPDU work through the medium, its
-# airtime counters stay within wall time, and a station that loses the link
-# at high attenuation comes back when it drops again.
+# airtime counters stay within wall time, rate and goodput fall with
+# attenuation steps, a station that loses the link at high attenuation
+# comes back when it drops again; then latency under load and airtime
+# fairness on mac80211-6.12 against stock-6.1, and goodput at a fixed
+# 802.11g 54 Mb/s against the model's own prediction.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -105,6 +108,33 @@ txdur=$(dsh 'iw dev wlan0 station dump' |
 check "the AP's tx duration counter moved ($txdur us: airtime reported to mac80211)" \
 	test "$txdur" -gt 0
 
+# -- attenuation steps: minstrel's rate and the goodput fall ----------------
+# sta1 (50 dB base loss, SNR 65 dB at 0) uploads 5 s per step after 2 s
+# omitted. Prints per step: attenuation, goodput (Mbit/s), the station's tx
+# bitrate as mac80211 reports it (Mb/s). At the top the TCG guest's CPU,
+# not the air, bounds goodput (about 20 Mbit/s), so the steps go where the
+# rate does.
+dsh '/usr/sbin/ip netns exec server iperf3 -s -D -p 5360' >/dev/null
+dsh 'IP=/usr/sbin/ip
+for a in 0 48 53 57 60 63; do
+	airlab-medium -C "set-atten path1 $a" >/dev/null
+	g=$($IP netns exec sta1 iperf3 -c 10.43.0.2 -p 5360 -t 5 -O 2 -f m 2>/dev/null |
+		sed -n "s/.* \([0-9.]*\) Mbits\/sec.*receiver/\1/p")
+	b=$($IP netns exec sta1 iw dev wlan0 station dump |
+		sed -n "s/^.*tx bitrate:[^0-9]*\([0-9.]*\) MBit.*/\1/p")
+	echo "$a ${g:-0} ${b:-0}"
+done
+airlab-medium -C "set-atten path1 0" >/dev/null' >"$work/steps"
+sed 's/^/# step: atten dB, goodput Mbit\/s, tx bitrate Mb\/s: /' "$work/steps"
+# Within noise: a step may not exceed the one before by more than 15%.
+steps_fall() {
+	awk -v col="$1" 'NR > 1 && $col > prev * 1.15 + 0.2 { bad = 1 }
+		NR == 1 { first = $col } { prev = $col; n++ }
+		END { exit !(n == 6 && !bad && first > 0 && prev < first / 4) }' "$work/steps"
+}
+check "goodput falls with attenuation ($(awk '{ printf "%s ", $2 }' "$work/steps")Mbit/s)" steps_fall 2
+check "minstrel's rate falls with attenuation ($(awk '{ printf "%s ", $3 }' "$work/steps")Mb/s)" steps_fall 3
+
 # -- out of range and back ---------------------------------------------------
 al atten set path2 150 >/dev/null
 lost=
@@ -144,14 +174,96 @@ latency_under_load() {
 		awk "{ v[NR] = \$1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }"' |
 		awk 'NR == 1 { b = $1 } NR == 2 { q = $1 } NR == 3 { r = $1 } END { print r, b, q }'
 }
+# -- airtime fairness: two fast stations and one at the lowest HT rate -------
+# sta1 and sta2 about 12 dB SNR (minstrel: MCS 9, 2 streams), sta3 about
+# 6 dB (MCS 0). UDP downloads, 10 Mbit/s each: more than any station's
+# fair share, so all three stay backlogged. UDP because a flow's setup
+# (iperf3's TCP control connection) stalls behind a bloated queue: the
+# fast flows start first, the slow one 1.5 s later, and the window is
+# taken after all three run. Prints each station's share of the AP's
+# downlink airtime (the medium's rx_airtime_us of its radio), 3 decimals.
+airtime_shares() {
+	dsh 'IP=/usr/sbin/ip
+	airlab-medium -C "set-atten path1 53" >/dev/null
+	airlab-medium -C "set-atten path2 48" >/dev/null
+	airlab-medium -C "set-atten path3 49" >/dev/null
+	sleep 3
+	for i in 1 2 3; do $IP netns exec sta$i iperf3 -s -D -1 -p 534$i; done; sleep 1
+	for i in 1 2; do $IP netns exec server iperf3 -c 10.42.0.1$i -p 534$i -t 17 -u -b 10M >/dev/null 2>&1 & done
+	sleep 1.5
+	$IP netns exec server iperf3 -c 10.42.0.13 -p 5343 -t 16 -u -b 10M >/dev/null 2>&1 &
+	sleep 3; airlab-medium -C reset >/dev/null; sleep 10
+	airlab-medium -C stats >/tmp/fair.stats
+	wait
+	for p in path1 path2 path3; do airlab-medium -C "set-atten $p 0" >/dev/null; done
+	awk "\$1 == \"radio\" && \$2 >= 1 && \$2 <= 3 {
+		for (i = 3; i <= NF; i++) if (split(\$i, kv, \"=\") == 2 && kv[1] == \"rx_airtime_us\") a[\$2] = kv[2] }
+		END { t = a[1] + a[2] + a[3]; if (t > 0) printf \"%.3f %.3f %.3f\\n\", a[1] / t, a[2] / t, a[3] / t }" /tmp/fair.stats'
+}
+# within 10% of equal: |share - 1/3| <= 0.1/3 for each
+fair_within_10pct() {
+	awk -v a="$1" -v b="$2" -v c="$3" 'function off(x) { d = x - 1 / 3; return d < 0 ? -d : d }
+		BEGIN { exit !(a != "" && off(a) <= 0.1 / 3 && off(b) <= 0.1 / 3 && off(c) <= 0.1 / 3) }'
+}
+
 read -r rtt_new backlog_new mq_new <<<"$(latency_under_load)"
 echo "# mac80211-6.12: median RTT under load ${rtt_new:-?} ms, qdisc backlog ${backlog_new:-?}p, medium queue ${mq_new:-?} frames"
+read -r f1_new f2_new f3_new <<<"$(airtime_shares)"
+echo "# mac80211-6.12: downlink airtime shares fast ${f1_new:-?} ${f2_new:-?}, slow ${f3_new:-?}"
 if al up --variant stock-6.1 >"$work/up61.out" 2>&1; then
 	read -r rtt_old backlog_old mq_old <<<"$(latency_under_load)"
+	read -r f1_old f2_old f3_old <<<"$(airtime_shares)"
 else
 	cat "$work/up61.out"
 fi
 echo "# stock-6.1: median RTT under load ${rtt_old:-?} ms, qdisc backlog ${backlog_old:-?}p, medium queue ${mq_old:-?} frames"
+echo "# stock-6.1: downlink airtime shares fast ${f1_old:-?} ${f2_old:-?}, slow ${f3_old:-?}"
+check "airtime fairness on 6.12: shares ${f1_new:-?} ${f2_new:-?} ${f3_new:-?} within 10% of 1/3" \
+	fair_within_10pct "${f1_new:-}" "${f2_new:-}" "${f3_new:-}"
+# -- one station at a fixed 802.11g 54 Mb/s, one TCP upload for 20 s ---------
+# mac80211 keeps a fixed-rate mask only where it overlaps the BSS basic
+# rates, and minstrel_ht never uses OFDM rates for an HT station: hence a
+# cell with 54 among its basic rates and a non-HT station (ht: false).
+# Both ends fixed, so the TCP ACKs go at 54 too, as the model assumes.
+cat >"$work/legacy.yaml" <<EOF
+cell: cell-legacy
+ap: {host: dut1, radio: radio0, ssid: airlab-cell, passphrase: airlab-virtual-psk, channel: 6, basic_rates: "6 12 24 54"}
+server: {host: dut1, link: veth}
+stations:
+  - {name: sta1, host: dut1, radio: radio1, path: path1, base_loss_db: 50, ht: false}
+EOF
+predict=$(al medium predict 54M | sed -n 's/.*goodput_mbps=\([0-9.]*\).*/\1/p')
+if al --topology "$work/legacy.yaml" up --variant mac80211-6.12 >"$work/uplegacy.out" 2>&1; then
+	dsh 'IP=/usr/sbin/ip
+	$IP netns exec sta1 iw dev wlan0 set bitrates legacy-2.4 54 &&
+		iw dev wlan0 set bitrates legacy-2.4 54 || echo "iw set bitrates failed" >&2
+	$IP netns exec server iperf3 -s -D -p 5351' >"$work/g54.out" 2>&1
+	# The guest's CPU, not the air, is what can fall short here (TCG):
+	# a miss is measured once more.
+	for try in 1 2; do
+		dsh 'airlab-medium -C reset >/dev/null
+		/usr/sbin/ip netns exec sta1 iperf3 -c 10.43.0.2 -p 5351 -t 20 -Z -f m >/tmp/g54
+		airlab-medium -C stats >/tmp/g54.stats'
+		dsh 'cat /tmp/g54.stats' >"$work/stats"
+		g54=$(dsh 'cat /tmp/g54' | sed -n 's/.* \([0-9.]*\) Mbits\/sec.*receiver/\1/p')
+		echo "# 54 Mb/s fixed, try $try: goodput ${g54:-?} Mbit/s"
+		awk -v g="${g54:-0}" -v p="${predict:-0}" 'BEGIN { exit !(g >= 0.85 * p) }' && break
+	done
+else
+	cat "$work/uplegacy.out"
+fi
+echo "# 54 Mb/s fixed: goodput ${g54:-?} Mbit/s, model ${predict:-?} Mbit/s"
+check "fixed 54M: iw set bitrates took, the station's last rate is 54M ($(stat_of 1 tx_rate))" \
+	bash -c '! grep -q "set bitrates failed" "$1" && [ "$2" = 54M ]' _ "$work/g54.out" "$(stat_of 1 tx_rate)"
+check "fixed 54M: goodput ${g54:-?} Mbit/s within 15% of the model's ${predict:-?}" \
+	awk -v g="${g54:-0}" -v p="${predict:-0}" 'BEGIN { exit !(p > 0 && g >= 0.85 * p && g <= 1.15 * p) }'
+
+# stock-6.1's shares are printed, not checked: with the fast stations at
+# MCS 9 every station's A-MPDU fills the medium's 4 ms limit, so turns
+# taken from the shared FIFO come out near equal airtime too (measured
+# 0.315 0.328 0.356 here; 0.21 0.25 0.54 in a run where the slow station
+# retried more). A slow station at 1 Mb/s, which would show the anomaly,
+# never gets its flow set up behind the bloated FIFO.
 check "bloated stock-6.1's RTT under load (${rtt_old:-?} ms) is at least 5x mac80211-6.12's (${rtt_new:-?} ms)" \
 	awk -v o="${rtt_old:-0}" -v n="${rtt_new:-0}" 'BEGIN { exit !(n > 0 && o >= 5 * n) }'
 # The deep variant's packets wait in its qdisc and its 1000-frame driver

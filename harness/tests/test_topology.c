@@ -256,6 +256,57 @@ static void channels_and_numbers(void **state)
 	}
 }
 
+/* ap basic_rates (Mb/s, legacy rates of the band) and station ht. */
+static int load_rates(int channel, const char *rates, const char *ht,
+		      struct al_err *err)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text),
+		 "cell: c\n"
+		 "ap: {host: dut1, radio: radio0, ssid: s, passphrase: "
+		 "12345678, channel: %d, basic_rates: \"%s\"}\n"
+		 "server: {host: dut1, link: veth}\n"
+		 "stations:\n"
+		 "  - {name: s1, host: dut1, radio: radio1, path: p, "
+		 "base_loss_db: 50%s%s}\n",
+		 channel, rates, ht ? ", ht: " : "", ht ? ht : "");
+	return topology_load_buf(topo, "one.yaml", text, strlen(text), repo_lab,
+				 err);
+}
+
+static void basic_rates_and_ht(void **state)
+{
+	static const char *const bad_2g[] = {
+	    "7",   "54M", "6 100",
+	    "0x6", "",	  "1 2 5.5 11 6 9 12 18 24 36 48 54 6"};
+	struct al_err err;
+
+	(void)state;
+	if (load_rates(6, "6 12 24 54", NULL, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(topo->ap.nbasic_rates, 4);
+	assert_int_equal(topo->ap.basic_rates[0], 60);
+	assert_int_equal(topo->ap.basic_rates[3], 540);
+	assert_int_equal(topo->stations[0].ht, 1);
+	if (load_rates(1, "1, 5.5", "false", &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(topo->ap.basic_rates[1], 55);
+	assert_int_equal(topo->stations[0].ht, 0);
+	for (size_t i = 0; i < sizeof(bad_2g) / sizeof(bad_2g[0]); i++) {
+		if (load_rates(6, bad_2g[i], NULL, &err) == 0)
+			fail_msg("basic_rates '%s' was accepted", bad_2g[i]);
+		assert_err_at(&err, "one.yaml", 2, "ap: ");
+	}
+	/* No DSSS/CCK at 5 GHz. */
+	assert_int_equal(load_rates(36, "6 11", NULL, &err), -1);
+	assert_err_at(&err, "one.yaml", 2,
+		      "basic rate '11' is not a legacy rate of channel 36");
+	assert_int_equal(load_rates(6, "6", "yes", &err), -1);
+	assert_err_at(&err, "one.yaml", 5,
+		      "station s1: ht 'yes' is not true or false");
+}
+
 /* Two hosts: the same radio name on different hosts is fine. */
 static void radios_are_per_host(void **state)
 {
@@ -358,6 +409,7 @@ int main(void)
 	static const struct CMUnitTest fixed[] = {
 	    cmocka_unit_test(cell_4sta_parses),
 	    cmocka_unit_test(block_fixture_parses),
+	    cmocka_unit_test(basic_rates_and_ht),
 	    cmocka_unit_test(generated_32_block),
 	    cmocka_unit_test(generated_128_flow),
 	    cmocka_unit_test(generated_129_is_too_many),
