@@ -185,6 +185,15 @@ const struct lab_atten *atten_of_binding(const struct lab *lab,
 	return NULL;
 }
 
+const struct lab_atten *atten_find_driver(const struct lab *lab,
+					  const char *driver)
+{
+	for (int i = 0; i < lab->nattens; i++)
+		if (!strcmp(lab->attens[i].binding.driver, driver))
+			return &lab->attens[i];
+	return NULL;
+}
+
 int atten_open(struct atten_handle *h, const struct lab *lab,
 	       const struct lab_atten *a, struct al_err *err)
 {

@@ -53,6 +53,10 @@ int atten_channel_path(const struct lab *lab, const struct lab_atten *a,
 const struct lab_atten *atten_of_binding(const struct lab *lab,
 					 const struct lab_binding *b);
 
+/* The lab's first attenuator whose driver is `driver`, or NULL. */
+const struct lab_atten *atten_find_driver(const struct lab *lab,
+					  const char *driver);
+
 /* An attenuator with its driver opened. */
 struct atten_handle {
 	struct drv_target t; /* host: NULL, binding: the attenuator's */

@@ -41,6 +41,7 @@ struct station_row {
 	double txrate_mbps;
 	char wpa_state[32];
 	char bssid[18];
+	char addr[18]; /* the station's MAC, "" unknown */
 };
 
 /* Parses `airlab-guest stations` output; returns rows parsed or -1 with

@@ -95,6 +95,9 @@ int stations_parse(const struct topology *t, const char *text,
 			r->txrate_mbps = parse_num(v);
 		field(l, "wpa_state", r->wpa_state, sizeof(r->wpa_state));
 		field(l, "bssid", r->bssid, sizeof(r->bssid));
+		if (field(l, "addr", r->addr, sizeof(r->addr)) == 0 &&
+		    strlen(r->addr) != 17)
+			r->addr[0] = 0;
 	}
 	return n;
 }

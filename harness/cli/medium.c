@@ -87,19 +87,10 @@ static void print_stats(const char *reply)
 	}
 }
 
-/* The first attenuator of the lab with driver: medium. */
-static const struct lab_atten *medium_atten(const struct lab *lab)
-{
-	for (int i = 0; i < lab->nattens; i++)
-		if (!strcmp(lab->attens[i].binding.driver,
-			    atten_medium_ops.name))
-			return &lab->attens[i];
-	return NULL;
-}
-
 static int stats(const struct lab *lab, bool reset)
 {
-	const struct lab_atten *a = medium_atten(lab);
+	const struct lab_atten *a =
+	    atten_find_driver(lab, atten_medium_ops.name);
 	struct atten_handle h;
 	struct al_err err;
 	char *reply = NULL;

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../cell/airtime.h"
 #include "../results/flent.h"
 #include "../suites/run.h"
 #include "../suites/suites.h"
@@ -190,12 +192,89 @@ static json_t *num_or_null(double v)
 	return v == v ? json_real(v) : json_null();
 }
 
+/* Per-station airtime of one source over the run, or why there is none. */
+struct run_airtime {
+	const char *source; /* "medium", "nl80211" */
+	bool ok;
+	struct airtime_snap delta;
+	double share[TOPO_MAX_STATIONS], jain;
+	char why[1100];
+};
+
 struct run_record {
 	const char *id, *status, *reasons, *flent_file;
 	double start, end;
 	const struct suite_outcome *res;
 	char kernel[128], hostapd[128], wpa[128], commit[64];
+	struct run_airtime air[2];
 };
+
+static void airtime_result(struct run_airtime *r, const char *source,
+			   const struct airtime_snap *before,
+			   const struct airtime_snap *after,
+			   const char *why_before, const char *why_after)
+{
+	r->source = source;
+	r->ok = before->n > 0 && after->n > 0;
+	snprintf(r->why, sizeof(r->why), "%s",
+		 why_after[0] ? why_after : why_before);
+	if (!r->ok)
+		return;
+	airtime_delta(before, after, &r->delta);
+	r->jain = airtime_shares(&r->delta, r->share);
+}
+
+static void airtime_print(FILE *fp, const struct cell *c,
+			  const struct run_airtime *r)
+{
+	if (!r->ok) {
+		fprintf(fp, "  airtime (%s): none: %s\n", r->source, r->why);
+		return;
+	}
+	char label[64];
+
+	snprintf(label, sizeof(label), "airtime (%s)", r->source);
+	fprintf(fp, "  %-24s %10s %10s %7s\n", label, "tx ms", "rx ms",
+		"share");
+	for (int i = 0; i < r->delta.n; i++) {
+		const struct airtime_sta *a = &r->delta.sta[i];
+
+		if (!a->have) {
+			fprintf(fp, "    %-20s %10s %10s %7s\n",
+				c->topo.stations[i].name, "-", "-", "-");
+			continue;
+		}
+		fprintf(fp, "    %-20s %10.1f %10.1f %7.3f\n",
+			c->topo.stations[i].name, a->tx_us / 1e3,
+			a->rx_us / 1e3, r->share[i]);
+	}
+	if (isfinite(r->jain))
+		fprintf(fp, "  %-28s %10.3f\n", "Jain's index airtime",
+			r->jain);
+}
+
+static json_t *airtime_json(const struct cell *c, const struct run_airtime *r)
+{
+	json_t *o, *stations;
+
+	if (!r->ok)
+		return json_pack("{s:s}", "error", r->why);
+	stations = json_array();
+	for (int i = 0; i < r->delta.n; i++) {
+		const struct airtime_sta *a = &r->delta.sta[i];
+		json_array_append_new(
+		    stations,
+		    json_pack("{s:s, s:o, s:o, s:o}", "name",
+			      c->topo.stations[i].name, "tx_us",
+			      a->have ? json_real(a->tx_us) : json_null(),
+			      "rx_us",
+			      a->have ? json_real(a->rx_us) : json_null(),
+			      "share", num_or_null(r->share[i])));
+	}
+	o = json_pack("{s:o, s:o}", "stations", stations, "jain",
+		      num_or_null(r->jain));
+	return o;
+}
 
 static int write_run_json(const char *dir, const struct cell *c,
 			  const struct cell_state *st,
@@ -247,6 +326,11 @@ static int write_run_json(const char *dir, const struct cell *c,
 	json_object_set_new(root, "end", json_string(t1));
 	json_object_set_new(root, "stations", stations);
 	json_object_set_new(root, "summary", sum);
+	json_object_set_new(root, "airtime",
+			    json_pack("{s:o, s:o}", r->air[0].source,
+				      airtime_json(c, &r->air[0]),
+				      r->air[1].source,
+				      airtime_json(c, &r->air[1])));
 	json_object_set_new(root, "flent_file",
 			    r->flent_file ? json_string(r->flent_file)
 					  : json_null());
@@ -360,6 +444,11 @@ int cmd_run(int argc, char **argv, struct cli_opts *o)
 	fprintf(stderr, "run %s: %s for %.0f s on %d stations\n", id, s->name,
 		plan.total_s, c.topo.nstations);
 
+	/* Airtime is read around the whole run: the medium's counters on
+	 * the virtual lab, nl80211's tx/rx duration where the AP reports
+	 * them. */
+	static struct airtime_both air0, air1;
+	airtime_snapshot(&d, &c, st.rows, st.n, &air0);
 	nagents = spawn_agents(&d, &c, &server, sta, pids, &err);
 	if (nagents == c.topo.nstations + 1) {
 		struct suite_run_opts ro = {.server_addr = SERVER_ADDR};
@@ -369,6 +458,11 @@ int cmd_run(int argc, char **argv, struct cli_opts *o)
 	}
 	reap_agents(&server, sta, pids, nagents);
 	rec.end = unix_now();
+	airtime_snapshot(&d, &c, st.rows, st.n, &air1);
+	airtime_result(&rec.air[0], "medium", &air0.medium, &air1.medium,
+		       air0.why_medium, air1.why_medium);
+	airtime_result(&rec.air[1], "nl80211", &air0.nl, &air1.nl, air0.why_nl,
+		       air1.why_nl);
 
 	if (rc < 0) {
 		rec.status = "failed";
@@ -390,6 +484,8 @@ int cmd_run(int argc, char **argv, struct cli_opts *o)
 			rec.status = res.partial ? "partial" : "complete";
 			rec.reasons = res.reasons;
 			suite_print_summary(stdout, &plan, &res);
+			airtime_print(stdout, &c, &rec.air[0]);
+			airtime_print(stdout, &c, &rec.air[1]);
 			exit_code = res.partial ? 3 : 0;
 		}
 	}

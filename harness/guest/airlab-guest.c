@@ -141,6 +141,7 @@ struct sta_state {
 	bool open;
 	char wpa_state[32];
 	char bssid[32];
+	char addr[32]; /* the station's own MAC */
 	char err[256];
 };
 
@@ -163,11 +164,13 @@ static bool sta_status(struct sta_state *s, const char *name)
 	}
 	reply_value(reply, "wpa_state", s->wpa_state, sizeof(s->wpa_state));
 	reply_value(reply, "bssid", s->bssid, sizeof(s->bssid));
+	reply_value(reply, "address", s->addr, sizeof(s->addr));
 	s->err[0] = '\0';
 	return true;
 unreachable:
 	s->wpa_state[0] = '\0';
 	s->bssid[0] = '\0';
+	s->addr[0] = '\0';
 	return false;
 }
 
@@ -196,10 +199,10 @@ static void print_station(struct sta_state *s, const char *name)
 	    first_connected(name, &conn) == 0 && conn >= start)
 		snprintf(assoc, sizeof(assoc), "%.2f", conn - start);
 	printf("station=%s associated=%s assoc_s=%s signal_dbm=%s "
-	       "txrate_mbps=%s bssid=%s wpa_state=%s\n",
+	       "txrate_mbps=%s bssid=%s wpa_state=%s addr=%s\n",
 	       name, assoc_ok ? "yes" : "no", or_dash(assoc), or_dash(rssi),
 	       or_dash(speed), assoc_ok ? or_dash(s->bssid) : "-",
-	       or_dash(s->wpa_state));
+	       or_dash(s->wpa_state), or_dash(s->addr));
 }
 
 static int cmd_stations(int argc, char **argv)

@@ -490,9 +490,15 @@ int qmp_connect(struct qmp **out, const char *sock_path, int timeout_ms,
 	if (r == RD_ERR)
 		goto fail;
 	if (m.kind != QMP_MSG_GREETING) {
+		/* Say what came instead: the only way to tell a stale socket
+		 * from a confused peer afterwards. */
+		char *got = json_dumps(m.json, JSON_COMPACT);
+
+		al_errf(err,
+			"QMP %s: expected the QMP greeting first, got '%.200s'",
+			q->path, got ? got : "?");
+		free(got);
 		qmp_msg_free(&m);
-		al_errf(err, "QMP %s: expected the QMP greeting first",
-			q->path);
 		goto fail;
 	}
 	qmp_msg_free(&m);

@@ -52,6 +52,30 @@ for spec in "rrul --length 8" "tcp_nup --length 6 --streams 2" "rtt_fair --lengt
 		grep -q PNG <<<"$(head -c 8 "$work/$suite.png" 2>/dev/null)"
 done
 
+# -- per-station airtime: the medium's counters and nl80211's --------------
+# All four stations download; run.json keeps each source's per-station
+# airtime and share. The medium counts both directions; mac80211 on 6.12
+# reports the AP's tx duration (the stations' downlink) per station.
+al run airtime --length 8 --variant mac80211-6.12 --out "$res" >"$work/airtime.out" 2>&1
+cat "$work/airtime.out"
+dir=$(ls -d "$res"/*-airtime-mac80211-6.12 2>/dev/null | tail -1)
+airtime_ok() {
+	python3 - "$dir/run.json" "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))["airtime"][sys.argv[2]]
+st = d["stations"]
+shares = [s["share"] for s in st]
+ok = (len(st) == 4 and all(s["rx_us"] > 0 for s in st)
+      and abs(sum(shares) - 1) < 1e-6 and 0 < d["jain"] <= 1)
+sys.exit(0 if ok else 1)
+EOF
+}
+check "run airtime: the medium's per-station airtime and shares in run.json" airtime_ok medium
+check "run airtime: nl80211's per-station airtime (AP tx duration) in run.json" airtime_ok nl80211
+check "run airtime: the summary prints both sources and Jain's index" \
+	bash -c 'grep -q "airtime (medium)" "$1" && grep -q "airtime (nl80211)" "$1" &&
+		grep -q "Jain.s index airtime" "$1"' _ "$work/airtime.out"
+
 # -- nothing is overwritten: the same suite twice gives two runs ------------
 al run ping --length 2 --variant mac80211-6.12 --out "$res" >/dev/null 2>&1
 al run ping --length 2 --variant mac80211-6.12 --out "$res" >/dev/null 2>&1
