@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 CC ?= cc
 B := build
-PKGS := yaml-0.1 libserialport libssh jansson zlib
+PKGS := yaml-0.1 libserialport libssh jansson zlib sqlite3
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O2
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -44,7 +44,7 @@ all: $(B)/airlab $(GUEST_BIN) $(MEDIUM_BIN) $(AGENT_BIN) $(B)/airlab-suite-local
 # ---- dependencies -------------------------------------------------------
 # Idempotent: apt-get only runs when a listed package is missing.
 DEB_PACKAGES := build-essential pkg-config clang-format cppcheck \
-	libyaml-dev libserialport-dev libssh-dev libjansson-dev libcmocka-dev \
+	libyaml-dev libserialport-dev libssh-dev libjansson-dev libcmocka-dev libsqlite3-dev \
 	qemu-system-x86 busybox-static dropbear-bin hostapd wpasupplicant iw \
 	iproute2 iperf3 irtt flent python3-matplotlib zlib1g-dev cpio xz-utils kmod openssh-client \
 	dwarves patch

@@ -25,6 +25,11 @@ static const struct subcommand subcommands[] = {
      "SUITE [--length S] [--step S] [--streams N] [--cc CC] [--out DIR]",
      "run a test suite on the cell, write results/<run-id>/"},
     {"suites", cmd_suites, "", "list the test suites"},
+    {"runs", cmd_runs,
+     "[--suite S] [--variant V] [--status S] [--last N] [--out DIR]",
+     "list the stored runs, oldest first"},
+    {"reindex", cmd_reindex, "[--out DIR]",
+     "rebuild results/airlab.db from the run directories"},
     {"atten", cmd_atten, "set PATH DB | get [PATH]",
      "set or read the attenuation of an RF path (set reads it back)"},
     {"medium", cmd_medium,
@@ -92,6 +97,55 @@ int cli_common_opt(int argc, char **argv, int *i, struct cli_opts *o)
 		return 1;
 	}
 	return 0;
+}
+
+int cli_parse(const char *cmd, int argc, char **argv, struct cli_opts *o,
+	      const struct cli_flag *flags, const char **pos, int npos)
+{
+	int np = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const struct cli_flag *f = flags;
+		int r = cli_common_opt(argc, argv, &i, o);
+
+		if (r < 0)
+			return 2;
+		if (r)
+			continue;
+		if (cli_is_help(argv[i])) {
+			cli_usage(stdout, cmd);
+			return 0;
+		}
+		while (f && f->flag && strcmp(f->flag, argv[i]))
+			f++;
+		if (f && f->flag && !f->value) {
+			*f->set = true;
+		} else if (f && f->flag) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "airlab %s: %s needs a value\n",
+					cmd, f->flag);
+				return 2;
+			}
+			*f->value = argv[++i];
+		} else if (argv[i][0] != '-' && np < npos) {
+			pos[np++] = argv[i];
+		} else {
+			fprintf(stderr, "airlab %s: unexpected '%s'\n", cmd,
+				argv[i]);
+			cli_usage(stderr, cmd);
+			return 2;
+		}
+	}
+	return -1;
+}
+
+const char *cli_results_dir(const struct cli_opts *o, const char *value,
+			    char *buf, size_t len)
+{
+	if (value)
+		return value;
+	snprintf(buf, len, "%s/results", o->root);
+	return buf;
 }
 
 int cli_fail(const struct al_err *err)

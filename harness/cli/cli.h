@@ -54,6 +54,21 @@ double cli_mono_s(void);
  * prints the error and returns -1 when it is not one. */
 int cli_seconds_arg(const char *cmd, const char *opt, const char *v, int min,
 		    int *out);
+/* An option of a subcommand: "--flag VALUE" stores VALUE in *value;
+ * with value NULL it is a switch that sets *set. */
+struct cli_flag {
+	const char *flag;
+	const char **value;
+	bool *set;
+};
+/* Parses argv[1..] for cmd: the common options, flags (ending with a
+ * {NULL} entry) and up to npos positional arguments into pos. Returns -1
+ * to go on, 0 after printing the help, 2 after printing what is wrong. */
+int cli_parse(const char *cmd, int argc, char **argv, struct cli_opts *o,
+	      const struct cli_flag *flags, const char **pos, int npos);
+/* The results directory: value when given, else ROOT/results. */
+const char *cli_results_dir(const struct cli_opts *o, const char *value,
+			    char *buf, size_t len);
 /* Reports an error line on stderr and returns the exit status to use. */
 int cli_fail(const struct al_err *err);
 /* The same, for functions that return -1 on failure. */
@@ -67,6 +82,8 @@ int cmd_console(int argc, char **argv, struct cli_opts *o);
 int cmd_shell(int argc, char **argv, struct cli_opts *o);
 int cmd_run(int argc, char **argv, struct cli_opts *o);
 int cmd_suites(int argc, char **argv, struct cli_opts *o);
+int cmd_runs(int argc, char **argv, struct cli_opts *o);
+int cmd_reindex(int argc, char **argv, struct cli_opts *o);
 int cmd_atten(int argc, char **argv, struct cli_opts *o);
 int cmd_medium(int argc, char **argv, struct cli_opts *o);
 

@@ -17,6 +17,7 @@
 
 #include "../cell/airtime.h"
 #include "../results/flent.h"
+#include "../results/store.h"
 #include "../suites/run.h"
 #include "../suites/suites.h"
 
@@ -205,6 +206,7 @@ struct run_record {
 	const char *id, *status, *reasons, *flent_file;
 	double start, end;
 	const struct suite_outcome *res;
+	const struct suite_plan *plan;
 	char kernel[128], hostapd[128], wpa[128], commit[64];
 	struct run_airtime air[2];
 };
@@ -276,6 +278,61 @@ static json_t *airtime_json(const struct cell *c, const struct run_airtime *r)
 	return o;
 }
 
+/* Every bulk flow's mean goodput over the load window. */
+static json_t *flows_json(const struct cell *c, const struct run_record *r)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; r->res && r->res->flow_mbps && i < r->plan->n_flows;
+	     i++) {
+		const struct suite_flow *f = &r->plan->flows[i];
+
+		if (f->kind != SUITE_TCP_UP && f->kind != SUITE_TCP_DOWN)
+			continue;
+		json_array_append_new(
+		    a, json_pack(
+			   "{s:s, s:s, s:s, s:o}", "series", f->series,
+			   "station", c->topo.stations[f->station].name,
+			   "direction", f->kind == SUITE_TCP_UP ? "up" : "down",
+			   "mean_mbps", num_or_null(r->res->flow_mbps[i])));
+	}
+	return a;
+}
+
+/* Per station: the sum of its bulk flows' mean goodput per direction. */
+static json_t *station_goodput_json(const struct cell *c,
+				    const struct run_record *r)
+{
+	json_t *a = json_array();
+
+	for (int s = 0; s < c->topo.nstations; s++) {
+		double up = 0, down = 0;
+		int any = 0;
+
+		for (size_t i = 0;
+		     r->res && r->res->flow_mbps && i < r->plan->n_flows; i++) {
+			const struct suite_flow *f = &r->plan->flows[i];
+
+			if (f->station != (size_t)s ||
+			    (f->kind != SUITE_TCP_UP &&
+			     f->kind != SUITE_TCP_DOWN) ||
+			    !isfinite(r->res->flow_mbps[i]))
+				continue;
+			any = 1;
+			if (f->kind == SUITE_TCP_UP)
+				up += r->res->flow_mbps[i];
+			else
+				down += r->res->flow_mbps[i];
+		}
+		if (any)
+			json_array_append_new(
+			    a, json_pack("{s:s, s:f, s:f}", "name",
+					 c->topo.stations[s].name, "up_mbps",
+					 up, "down_mbps", down));
+	}
+	return a;
+}
+
 static int write_run_json(const char *dir, const struct cell *c,
 			  const struct cell_state *st,
 			  const struct run_record *r, struct al_err *err)
@@ -298,9 +355,10 @@ static int write_run_json(const char *dir, const struct cell *c,
 	}
 	sum = r->res
 		  ? json_pack(
-			"{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, "
+			"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, "
 			"s:I}",
 			"latency_median_ms", num_or_null(r->res->lat_median_ms),
+			"latency_p90_ms", num_or_null(r->res->lat_p90_ms),
 			"latency_p99_ms", num_or_null(r->res->lat_p99_ms),
 			"up_mbps", num_or_null(r->res->up_mbps), "down_mbps",
 			num_or_null(r->res->down_mbps), "up_jain",
@@ -326,6 +384,12 @@ static int write_run_json(const char *dir, const struct cell *c,
 	json_object_set_new(root, "end", json_string(t1));
 	json_object_set_new(root, "stations", stations);
 	json_object_set_new(root, "summary", sum);
+	json_object_set_new(root, "suite", json_string(r->plan->suite->name));
+	json_object_set_new(root, "length_s", json_real(r->plan->length_s));
+	json_object_set_new(root, "step_s", json_real(r->plan->step_s));
+	json_object_set_new(root, "flows", flows_json(c, r));
+	json_object_set_new(root, "station_goodput",
+			    station_goodput_json(c, r));
 	json_object_set_new(root, "airtime",
 			    json_pack("{s:o, s:o}", r->air[0].source,
 				      airtime_json(c, &r->air[0]),
@@ -393,7 +457,7 @@ int cmd_run(int argc, char **argv, struct cli_opts *o)
 	static struct cell_state st;
 	static struct cell c;
 	struct suite_plan plan;
-	struct suite_outcome res;
+	struct suite_outcome res = {0};
 	struct run_record rec = {0};
 	const struct suite *s;
 	struct flent_file *f = NULL;
@@ -434,6 +498,7 @@ int cmd_run(int argc, char **argv, struct cli_opts *o)
 			 dir, sizeof(dir)) < 0)
 		goto out_dut;
 	rec.id = id;
+	rec.plan = &plan;
 	rec.start = unix_now();
 	snprintf(rec.kernel, sizeof(rec.kernel), "%s", st.release);
 	dut_line(&d, "hostapd -v 2>&1 | grep -m1 hostapd", rec.hostapd,
@@ -492,9 +557,22 @@ int cmd_run(int argc, char **argv, struct cli_opts *o)
 	if (write_run_json(dir, &c, &st, &rec, &err) < 0) {
 		fprintf(stderr, "airlab run: %s\n", err.msg);
 		exit_code = 1;
+	} else {
+		struct store *db;
+
+		/* The run directory is the truth; an index that cannot take
+		 * it is rebuilt later (airlab reindex), the run stays. */
+		if (store_open(&db, a.out_dir, &err) < 0 ||
+		    store_add_run(db, dir, &err) < 0)
+			fprintf(stderr,
+				"airlab run: %s (the run is kept in %s; "
+				"`airlab reindex` indexes it)\n",
+				err.msg, dir);
+		store_close(db);
 	}
 	printf("run %s: %s, results in %s\n", id, rec.status, dir);
 	flent_free(f);
+	free(res.flow_mbps);
 out_dut:
 	dut_close(&d);
 out_plan:

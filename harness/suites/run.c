@@ -284,6 +284,10 @@ static void summarize(struct flent_file *f, const struct suite_plan *plan,
 	size_t n_up = 0, n_down = 0;
 
 	res->up_mbps = res->down_mbps = 0;
+	res->flow_mbps =
+	    malloc((plan->n_flows ? plan->n_flows : 1) * sizeof(double));
+	for (size_t i = 0; i < plan->n_flows && res->flow_mbps; i++)
+		res->flow_mbps[i] = NAN;
 	for (size_t i = 0; i < plan->n_flows && lat; i++) {
 		const struct suite_flow *fl = &plan->flows[i];
 		int idx = flent_series_find(f, fl->series);
@@ -327,6 +331,8 @@ static void summarize(struct flent_file *f, const struct suite_plan *plan,
 			continue;
 		double mean = cnt ? sum / (double)cnt : 0;
 
+		if (res->flow_mbps)
+			res->flow_mbps[i] = mean;
 		if (fl->kind == SUITE_TCP_UP) {
 			res->up_mbps += mean;
 			if (n_up < 1024)
@@ -338,11 +344,13 @@ static void summarize(struct flent_file *f, const struct suite_plan *plan,
 		}
 	}
 	res->lat_median_ms = lat ? stats_percentile(lat, n, 50) : NAN;
+	res->lat_p90_ms = lat ? stats_percentile(lat, n, 90) : NAN;
 	res->lat_p99_ms = lat ? stats_percentile(lat, n, 99) : NAN;
 	res->up_jain = stats_jain(up, n_up);
 	res->down_jain = stats_jain(down, n_down);
 	free(lat);
 	flent_meta_num(f, "AIRLAB_LATENCY_MEDIAN_MS", res->lat_median_ms);
+	flent_meta_num(f, "AIRLAB_LATENCY_P90_MS", res->lat_p90_ms);
 	flent_meta_num(f, "AIRLAB_LATENCY_P99_MS", res->lat_p99_ms);
 	flent_meta_num(f, "AIRLAB_UP_MBPS", res->up_mbps);
 	flent_meta_num(f, "AIRLAB_DOWN_MBPS", res->down_mbps);
@@ -365,6 +373,8 @@ void suite_print_summary(FILE *fp, const struct suite_plan *plan,
 		res->flows_connected);
 	fprintf(fp, "  %-28s %10.2f ms\n", "latency under load, median",
 		res->lat_median_ms);
+	fprintf(fp, "  %-28s %10.2f ms\n", "latency under load, p90",
+		res->lat_p90_ms);
 	fprintf(fp, "  %-28s %10.2f ms\n", "latency under load, p99",
 		res->lat_p99_ms);
 	fprintf(fp, "  %-28s %10.2f Mbit/s\n", "goodput up", res->up_mbps);

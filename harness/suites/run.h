@@ -38,9 +38,13 @@ struct suite_outcome {
 	int partial;	    /* something failed: see reasons */
 	char reasons[2048]; /* "; "-separated, one per failure */
 	size_t flows, flows_connected, flows_started_2s;
-	double lat_median_ms, lat_p99_ms; /* probes, during bulk load */
-	double up_mbps, down_mbps;	  /* mean total goodput per direction */
-	double up_jain, down_jain;	  /* over per-flow mean goodput */
+	double lat_median_ms, lat_p90_ms, lat_p99_ms; /* probes, under load */
+	/* Per plan flow: a bulk flow's mean goodput over the load window,
+	 * NaN for probes. malloc'd (NULL when the run did not start); the
+	 * caller frees it. */
+	double *flow_mbps;
+	double up_mbps, down_mbps; /* mean total goodput per direction */
+	double up_jain, down_jain; /* over per-flow mean goodput */
 	double t0_unix;
 };
 

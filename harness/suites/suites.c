@@ -61,43 +61,51 @@ static const struct suite_computed ndown_computed[] = {
 };
 
 /* flent/tests/rrul.conf: four classes each way, three UDP probes marked
- * EF/BK/BE, and ICMP. */
-#define RRUL_TCP(dir, k, cls, mark)                                            \
+ * EF/BK/BE, and ICMP. RRUL_SET gives them from one station (rrul, as
+ * Flent) or from every station, named "... STATION" (rrul_cell). */
+#define RRUL_TCP(dir, k, cls, mark, sc, sfx)                                   \
 	{                                                                      \
-		.kind = k, .scope = SUITE_ONE, .series = "TCP " dir " " cls,   \
+		.kind = k, .scope = sc, .series = "TCP " dir " " cls sfx,      \
 		.marking = mark, .bulk = 1                                     \
 	}
-static const struct suite_item rrul_items[] = {
-    RRUL_TCP("upload", SUITE_TCP_UP, "BE", "CS0"),
-    RRUL_TCP("upload", SUITE_TCP_UP, "BK", "CS1"),
-    RRUL_TCP("upload", SUITE_TCP_UP, "CS5", "CS5"),
-    RRUL_TCP("upload", SUITE_TCP_UP, "EF", "EF"),
-    RRUL_TCP("download", SUITE_TCP_DOWN, "BE", "CS0"),
-    RRUL_TCP("download", SUITE_TCP_DOWN, "BK", "CS1"),
-    RRUL_TCP("download", SUITE_TCP_DOWN, "CS5", "CS5"),
-    RRUL_TCP("download", SUITE_TCP_DOWN, "EF", "EF"),
-    {.kind = SUITE_UDP_RTT,
-     .scope = SUITE_ONE,
-     .series = "Ping (ms) UDP EF",
-     .marking = "EF"},
-    {.kind = SUITE_UDP_RTT,
-     .scope = SUITE_ONE,
-     .series = "Ping (ms) UDP BK",
-     .marking = "CS1"},
-    {.kind = SUITE_UDP_RTT, .scope = SUITE_ONE, .series = "Ping (ms) UDP BE"},
-    {.kind = SUITE_ICMP, .scope = SUITE_ONE, .series = "Ping (ms) ICMP"},
-};
+#define RRUL_SET(sc, sfx)                                                      \
+	RRUL_TCP("upload", SUITE_TCP_UP, "BE", "CS0", sc, sfx),                \
+	    RRUL_TCP("upload", SUITE_TCP_UP, "BK", "CS1", sc, sfx),            \
+	    RRUL_TCP("upload", SUITE_TCP_UP, "CS5", "CS5", sc, sfx),           \
+	    RRUL_TCP("upload", SUITE_TCP_UP, "EF", "EF", sc, sfx),             \
+	    RRUL_TCP("download", SUITE_TCP_DOWN, "BE", "CS0", sc, sfx),        \
+	    RRUL_TCP("download", SUITE_TCP_DOWN, "BK", "CS1", sc, sfx),        \
+	    RRUL_TCP("download", SUITE_TCP_DOWN, "CS5", "CS5", sc, sfx),       \
+	    RRUL_TCP("download", SUITE_TCP_DOWN, "EF", "EF", sc, sfx),         \
+	    {.kind = SUITE_UDP_RTT,                                            \
+	     .scope = sc,                                                      \
+	     .series = "Ping (ms) UDP EF" sfx,                                 \
+	     .marking = "EF"},                                                 \
+	    {.kind = SUITE_UDP_RTT,                                            \
+	     .scope = sc,                                                      \
+	     .series = "Ping (ms) UDP BK" sfx,                                 \
+	     .marking = "CS1"},                                                \
+	    {.kind = SUITE_UDP_RTT,                                            \
+	     .scope = sc,                                                      \
+	     .series = "Ping (ms) UDP BE" sfx},                                \
+	{                                                                      \
+		.kind = SUITE_ICMP, .scope = sc,                               \
+		.series = "Ping (ms) ICMP" sfx                                 \
+	}
+static const struct suite_item rrul_items[] = {RRUL_SET(SUITE_ONE, "")};
+static const struct suite_item rrul_cell_items[] = {
+    RRUL_SET(SUITE_EACH, " %h")};
 
 /* flent/tests/rrul_be.conf: the same shape, all best effort. */
 static const struct suite_item rrul_be_items[] = {
-    RRUL_TCP("upload", SUITE_TCP_UP, "BE", "CS0"),
-    RRUL_TCP("upload", SUITE_TCP_UP, "BE2", "CS0"),
-    RRUL_TCP("upload", SUITE_TCP_UP, "BE3", "CS0"),
-    RRUL_TCP("upload", SUITE_TCP_UP, "BE4", "CS0"),
-    RRUL_TCP("download", SUITE_TCP_DOWN, "BE", "CS0"),
-    RRUL_TCP("download", SUITE_TCP_DOWN, "BE2", "CS0"),
-    RRUL_TCP("download", SUITE_TCP_DOWN, "BE3", "CS0"),
-    RRUL_TCP("download", SUITE_TCP_DOWN, "BE4", "CS0"),
+    RRUL_TCP("upload", SUITE_TCP_UP, "BE", "CS0", SUITE_ONE, ""),
+    RRUL_TCP("upload", SUITE_TCP_UP, "BE2", "CS0", SUITE_ONE, ""),
+    RRUL_TCP("upload", SUITE_TCP_UP, "BE3", "CS0", SUITE_ONE, ""),
+    RRUL_TCP("upload", SUITE_TCP_UP, "BE4", "CS0", SUITE_ONE, ""),
+    RRUL_TCP("download", SUITE_TCP_DOWN, "BE", "CS0", SUITE_ONE, ""),
+    RRUL_TCP("download", SUITE_TCP_DOWN, "BE2", "CS0", SUITE_ONE, ""),
+    RRUL_TCP("download", SUITE_TCP_DOWN, "BE3", "CS0", SUITE_ONE, ""),
+    RRUL_TCP("download", SUITE_TCP_DOWN, "BE4", "CS0", SUITE_ONE, ""),
     {.kind = SUITE_UDP_RTT, .scope = SUITE_ONE, .series = "Ping (ms) UDP BE1"},
     {.kind = SUITE_UDP_RTT, .scope = SUITE_ONE, .series = "Ping (ms) UDP BE2"},
     {.kind = SUITE_UDP_RTT, .scope = SUITE_ONE, .series = "Ping (ms) UDP BE3"},
@@ -230,6 +238,18 @@ static const struct suite suites[] = {
      .n_items = N(rrul_items),
      .computed = rrul_computed,
      .n_computed = N(rrul_computed)},
+    {.name = "rrul_cell",
+     .description = "rrul from every station at once: per station 4 up + "
+		    "4 down TCP marked BE/BK/CS5/EF, UDP and ICMP latency",
+     .flent_name = "rrul",
+     .plot = "all_scaled",
+     .length_s = 60,
+     .delay_s = 5,
+     .step_ms = 200,
+     .items = rrul_cell_items,
+     .n_items = N(rrul_cell_items),
+     .computed = rrul_computed,
+     .n_computed = N(rrul_computed)},
     {.name = "rrul_be",
      .description = "rrul with every flow and probe best effort",
      .flent_name = "rrul_be",
@@ -278,7 +298,7 @@ static const struct suite suites[] = {
      .length_s = 60,
      .delay_s = 5,
      .step_ms = 200,
-     .flags = SUITE_FAIRNESS | SUITE_AIRTIME,
+     .flags = SUITE_FAIRNESS,
      .items = airtime_items,
      .n_items = N(airtime_items),
      .computed = ndown_computed,

@@ -53,7 +53,6 @@ struct suite_computed {
 
 #define SUITE_FAIRNESS 0x1 /* report Jain's index */
 #define SUITE_STARTUP  0x2 /* report flows that got going within 2 s */
-#define SUITE_AIRTIME  0x4 /* report per-station airtime share */
 
 struct suite {
 	const char *name;

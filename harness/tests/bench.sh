@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
-# make bench: seconds from `airlab up` to all stations associated, for 4
-# and 16 stations, median of 3 runs each (printed, not asserted).
+# make bench (printed, not asserted):
+#  assoc:  seconds from `airlab up` to all stations associated, for 4 and
+#          16 stations, median of 3 runs each;
+#  medium: airlab-medium's goodput vs the model and its frames/s;
+#  suites: issue 4's acceptance figures, rrul and flows100 on stock-6.1
+#          and mac80211-6.12 with 4 stations.
+# AIRLAB_BENCH_PART=assoc|medium|suites runs one part.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -9,10 +14,10 @@ lab=$(make_test_lab "$work")
 trap '"$AIRLAB" --lab "$lab" down >/dev/null 2>&1; rm -rf "$work"' EXIT
 variant=${AIRLAB_BENCH_VARIANT:-mac80211-6.12}
 runs=${AIRLAB_BENCH_RUNS:-3}
+part() { [ "${AIRLAB_BENCH_PART:-all}" = all ] || [ "${AIRLAB_BENCH_PART:-all}" = "$1" ]; }
 
-# AIRLAB_BENCH_PART=medium runs only the medium part.
 for n in 4 16; do
-	[ "${AIRLAB_BENCH_PART:-all}" = medium ] && break
+	part assoc || break
 	make_topology "$n" "$work/cell-$n.yaml"
 	times=()
 	for r in $(seq 1 "$runs"); do
@@ -40,6 +45,39 @@ done
 #    floods of small packets at rising rates; per step the frames the daemon
 #    took in per second and its delivery lag p99. The figure is the highest
 #    step whose p99 stays under 1 ms.
+# ---- suites: rrul and flows100 on both variants --------------------------
+# From each run's run.json: median and p99 latency under load, total
+# goodput (up + down), flows going within 2 s.
+suite_figures() {
+	python3 - "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d.get("summary") or {}
+def f(k, fmt):
+    v = s.get(k)
+    return fmt % v if isinstance(v, (int, float)) else "?"
+tot = (s.get("up_mbps") or 0) + (s.get("down_mbps") or 0)
+print("%s, latency under load median %s ms, p99 %s ms, total goodput %.2f Mbit/s, flows going within 2 s %s of %s"
+      % (d["status"], f("latency_median_ms", "%.1f"), f("latency_p99_ms", "%.1f"), tot,
+         s.get("flows_started_2s", "?"), s.get("flows", "?")))
+EOF
+}
+if part suites; then
+	for v in stock-6.1 mac80211-6.12; do
+		for suite in rrul rrul_cell flows100; do
+			"$AIRLAB" --lab "$lab" run "$suite" --variant "$v" \
+				--out "$work/results" >"$work/$suite-$v.out" 2>&1
+			dir=$(ls -d "$work/results"/*-"$suite-$v" 2>/dev/null | tail -1)
+			if [ -s "$dir/run.json" ]; then
+				echo "suites: $suite on $v (4 stations): $(suite_figures "$dir/run.json")"
+			else
+				echo "suites: $suite on $v: no run.json ($(tail -1 "$work/$suite-$v.out"))"
+			fi
+		done
+	done
+fi
+part medium || exit 0
+
 dsh() { "$AIRLAB" --lab "$lab" shell dut1 -- sh -c "$1"; }
 field() { awk -v k="$2" '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) { print kv[2]; exit } } }' <<<"$1"; }
 "$AIRLAB" --lab "$lab" down >/dev/null 2>&1

@@ -82,4 +82,17 @@ al run ping --length 2 --variant mac80211-6.12 --out "$res" >/dev/null 2>&1
 check "two runs of one suite keep two directories" \
 	test "$(ls -d "$res"/*-ping-* | wc -l)" -eq 2
 
+# -- the store: every run indexed as it ends; reindex rebuilds the same ----
+nruns=$(ls -d "$res"/*/ | wc -l)
+before=$(al runs --out "$res" 2>/dev/null)
+check "airlab runs lists all $nruns runs" test "$(tail -n +2 <<<"$before" | wc -l)" -eq "$nruns"
+check "airlab runs --suite ping --last 1 gives the newest ping run" \
+	test "$(al runs --out "$res" --suite ping --last 1 2>/dev/null | tail -n +2 | awk '{ print $1 }')" = \
+	"$(ls -d "$res"/*-ping-* | tail -1 | xargs basename)"
+rm -f "$res/airlab.db" "$res/airlab.db-wal" "$res/airlab.db-shm"
+rein=$(al reindex --out "$res" 2>&1)
+check "airlab reindex rebuilds the index from the run directories ($rein)" \
+	grep -q "^reindex: $nruns runs" <<<"$rein"
+check "after reindex airlab runs lists the same" test "$(al runs --out "$res" 2>/dev/null)" = "$before"
+
 finish

@@ -37,9 +37,9 @@ static size_t count_kind(const struct suite_plan *p, enum suite_kind k)
 static void lists_every_suite(void **state)
 {
 	(void)state;
-	const char *want[] = {"ping",	   "tcp_1up", "tcp_1down", "tcp_nup",
-			      "tcp_ndown", "rrul",    "rrul_be",   "rtt_fair",
-			      "flows100",  "airtime"};
+	const char *want[] = {"ping",	   "tcp_1up",  "tcp_1down", "tcp_nup",
+			      "tcp_ndown", "rrul",     "rrul_cell", "rrul_be",
+			      "rtt_fair",  "flows100", "airtime"};
 	size_t n;
 	const struct suite *s = suite_list(&n);
 	struct al_err err;
@@ -119,6 +119,37 @@ static void rrul_matches_flent(void **state)
 			 0);
 	assert_string_equal(cmd, "probe udp udp8 10.0.0.1 5202 tos=184 "
 				 "interval_ms=5");
+	suite_plan_free(&plan);
+}
+
+/* rrul_cell: rrul's twelve flows and probes from every station, each
+ * series named after its station, markings as rrul's. */
+static void rrul_cell_runs_rrul_on_every_station(void **state)
+{
+	(void)state;
+	static const char *const four[] = {"sta1", "sta2", "sta3", "sta4"};
+	struct suite_params p = {.stations = four, .n_stations = 4};
+	struct suite_plan plan;
+	struct al_err err;
+
+	assert_int_equal(
+	    suite_expand(suite_find("rrul_cell", &err), &p, &plan, &err), 0);
+	assert_int_equal(plan.n_flows, 48);
+	assert_int_equal(count_kind(&plan, SUITE_TCP_UP), 16);
+	assert_int_equal(count_kind(&plan, SUITE_UDP_RTT), 12);
+	for (size_t i = 0; i < 4; i++) {
+		char name[64];
+		const struct suite_flow *f;
+
+		snprintf(name, sizeof(name), "TCP download EF %s", four[i]);
+		assert_non_null(f = by_series(&plan, name));
+		assert_int_equal(f->station, i);
+		assert_int_equal(f->tos, 0xb8);
+		snprintf(name, sizeof(name), "Ping (ms) UDP BK %s", four[i]);
+		assert_non_null(f = by_series(&plan, name));
+		assert_int_equal(f->tos, 0x20);
+	}
+	assert_null(by_series(&plan, "TCP upload BE"));
 	suite_plan_free(&plan);
 }
 
@@ -304,6 +335,7 @@ int main(void)
 	    cmocka_unit_test(lists_every_suite),
 	    cmocka_unit_test(unknown_suite_lists_known),
 	    cmocka_unit_test(rrul_matches_flent),
+	    cmocka_unit_test(rrul_cell_runs_rrul_on_every_station),
 	    cmocka_unit_test(streams_and_stations_expand),
 	    cmocka_unit_test(bad_parameters_are_refused),
 	    cmocka_unit_test(collector_builds_series_and_marks_failures),

@@ -168,6 +168,7 @@ int main(int argc, char **argv)
 			waitpid(pids[k], NULL, 0);
 	if (rc) {
 		fprintf(stderr, "airlab-suite-local: %s\n", err.msg);
+		free(res.flow_mbps);
 		suite_plan_free(&plan);
 		return 1;
 	}
@@ -181,12 +182,14 @@ int main(int argc, char **argv)
 	if (flent_write(f, path, &err)) {
 		fprintf(stderr, "airlab-suite-local: %s\n", err.msg);
 		flent_free(f);
+		free(res.flow_mbps);
 		suite_plan_free(&plan);
 		return 1;
 	}
 	suite_print_summary(stdout, &plan, &res);
 	printf("wrote %s\n", path);
 	flent_free(f);
+	free(res.flow_mbps);
 	suite_plan_free(&plan);
 	return res.partial ? 3 : 0;
 }

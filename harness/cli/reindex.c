@@ -1,0 +1,30 @@
+/* airlab reindex: rebuilds results/airlab.db from the run directories
+ * (their run.json), in one transaction; a database that does not open is
+ * moved aside first. Exit 1 when some run.json could not be read. */
+#include "cli.h"
+
+#include "../results/store.h"
+
+int cmd_reindex(int argc, char **argv, struct cli_opts *o)
+{
+	const char *out = NULL;
+	const struct cli_flag flags[] = {{"--out", &out, NULL},
+					 {NULL, NULL, NULL}};
+	char buf[4200];
+	const char *dir;
+	size_t indexed, skipped;
+	struct al_err err;
+	int rc = cli_parse("reindex", argc, argv, o, flags, NULL, 0);
+
+	if (rc >= 0)
+		return rc;
+	dir = cli_results_dir(o, out, buf, sizeof(buf));
+	if (store_reindex(dir, &indexed, &skipped, &err) < 0)
+		return cli_fail(&err);
+	printf("reindex: %zu run%s into %s/airlab.db", indexed,
+	       indexed == 1 ? "" : "s", dir);
+	if (skipped)
+		printf(", %zu skipped (see above)", skipped);
+	putchar('\n');
+	return skipped ? 1 : 0;
+}

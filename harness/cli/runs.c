@@ -1,0 +1,69 @@
+/* airlab runs: the stored runs (results/airlab.db), oldest first, with
+ * their headline figures. */
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "../results/store.h"
+
+static void num(double v, const char *fmt)
+{
+	if (isnan(v))
+		printf(" %9s", "-");
+	else
+		printf(fmt, v);
+}
+
+static int print_run(void *ctx, const struct store_run *r)
+{
+	(void)ctx;
+	printf("%-48s %-8s %-10s %-14s", r->id, r->status, r->suite,
+	       r->variant);
+	num(r->lat_median_ms, " %9.1f");
+	num(r->lat_p99_ms, " %9.1f");
+	num(r->up_mbps, " %9.2f");
+	num(r->down_mbps, " %9.2f");
+	putchar('\n');
+	return 0;
+}
+
+int cmd_runs(int argc, char **argv, struct cli_opts *o)
+{
+	const char *out = NULL, *last = NULL;
+	struct store_query q = {0};
+	const struct cli_flag flags[] = {
+	    {"--suite", &q.suite, NULL},   {"--variant", &q.variant, NULL},
+	    {"--status", &q.status, NULL}, {"--last", &last, NULL},
+	    {"--out", &out, NULL},	   {NULL, NULL, NULL}};
+	char buf[4200];
+	struct store *s;
+	struct al_err err;
+	int rc = cli_parse("runs", argc, argv, o, flags, NULL, 0), n;
+
+	if (rc >= 0)
+		return rc;
+	if (last) {
+		char *end;
+		long v = strtol(last, &end, 10);
+
+		if (!*last || *end || v < 1 || v > 1000000) {
+			fprintf(stderr,
+				"airlab runs: --last '%s' is not a whole "
+				"number from 1 to 1000000\n",
+				last);
+			return 2;
+		}
+		q.last = (size_t)v;
+	}
+	if (store_open(&s, cli_results_dir(o, out, buf, sizeof(buf)), &err) < 0)
+		return cli_fail(&err);
+	printf("%-48s %-8s %-10s %-14s %9s %9s %9s %9s\n", "run", "status",
+	       "suite", "variant", "lat_ms", "p99_ms", "up_Mb/s", "down_Mb/s");
+	n = store_runs(s, &q, print_run, NULL, &err);
+	store_close(s);
+	if (n < 0)
+		return cli_fail(&err);
+	fprintf(stderr, "%d run%s\n", n, n == 1 ? "" : "s");
+	return 0;
+}

@@ -1,0 +1,491 @@
+#include "store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct store {
+	sqlite3 *db;
+	char path[4096];
+};
+
+static const char schema[] =
+    "CREATE TABLE IF NOT EXISTS runs("
+    " id TEXT PRIMARY KEY, dir TEXT NOT NULL, start TEXT, end TEXT,"
+    " lab TEXT, topology TEXT, suite TEXT, variant TEXT, kernel TEXT,"
+    " hostapd TEXT, wpa_supplicant TEXT, airlab_commit TEXT,"
+    " status TEXT NOT NULL, reasons TEXT, flent_file TEXT);"
+    "CREATE TABLE IF NOT EXISTS metrics("
+    " run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    " name TEXT NOT NULL, value REAL, PRIMARY KEY(run_id, name));"
+    "CREATE TABLE IF NOT EXISTS stations("
+    " run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    " name TEXT NOT NULL, associated INTEGER, assoc_s REAL,"
+    " signal_dbm REAL, txrate_mbps REAL, PRIMARY KEY(run_id, name));"
+    "CREATE INDEX IF NOT EXISTS runs_by_suite ON runs(suite, variant, start);";
+
+static int db_err(struct store *s, struct al_err *err, const char *what)
+{
+	return al_errf(err, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+}
+
+static int exec(struct store *s, const char *sql, struct al_err *err)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		al_errf(err, "%s: %s", s->path, msg ? msg : "error");
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int store_open(struct store **out, const char *results_dir, struct al_err *err)
+{
+	struct store *s = calloc(1, sizeof(*s));
+
+	*out = NULL;
+	if (!s)
+		return al_errf(err, "store: out of memory");
+	snprintf(s->path, sizeof(s->path), "%s/airlab.db", results_dir);
+	if (mkdir(results_dir, 0755) < 0 && errno != EEXIST) {
+		al_errf(err, "cannot create %s: %s", results_dir,
+			strerror(errno));
+		free(s);
+		return -1;
+	}
+	if (sqlite3_open_v2(s->path, &s->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+			    NULL) != SQLITE_OK) {
+		db_err(s, err, "cannot open");
+		store_close(s);
+		return -1;
+	}
+	/* Another airlab writing at the same moment waits, not fails. */
+	sqlite3_busy_timeout(s->db, 10000);
+	if (exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;", err) <
+		0 ||
+	    exec(s, schema, err) < 0) {
+		store_close(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	sqlite3_close(s->db);
+	free(s);
+}
+
+static const char *jstr(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* Runs written before run.json named its suite: the id is
+ * STAMP-SUITE-VARIANT[-N] and suite names have no '-'. */
+static void suite_of_id(const char *id, char *out, size_t len)
+{
+	const char *a = strchr(id, '-');
+	const char *b = a ? strchr(a + 1, '-') : NULL;
+
+	snprintf(out, len, "%.*s", a && b ? (int)(b - a - 1) : 0,
+		 a ? a + 1 : "");
+}
+
+struct ins {
+	struct store *s;
+	sqlite3_stmt *metric;
+	const char *id;
+	int rc;
+};
+
+static void put_metric(struct ins *in, const char *name, json_t *v)
+{
+	if (in->rc || !json_is_number(v))
+		return;
+	sqlite3_reset(in->metric);
+	sqlite3_bind_text(in->metric, 1, in->id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(in->metric, 2, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(in->metric, 3, json_number_value(v));
+	if (sqlite3_step(in->metric) != SQLITE_DONE)
+		in->rc = -1;
+}
+
+/* Every figure of run.json worth comparing, under one flat name. */
+static void put_metrics(struct ins *in, json_t *root)
+{
+	json_t *sum = json_object_get(root, "summary");
+	json_t *sg = json_object_get(root, "station_goodput");
+	json_t *flows = json_object_get(root, "flows");
+	json_t *air = json_object_get(root, "airtime");
+	char name[512];
+
+	for (void *it = json_object_iter(sum); it;
+	     it = json_object_iter_next(sum, it))
+		put_metric(in, json_object_iter_key(it),
+			   json_object_iter_value(it));
+	for (size_t i = 0; i < json_array_size(sg); i++) {
+		json_t *v = json_array_get(sg, i);
+		const char *st = jstr(v, "name");
+
+		if (!st)
+			continue;
+		snprintf(name, sizeof(name), "goodput.%s.up", st);
+		put_metric(in, name, json_object_get(v, "up_mbps"));
+		snprintf(name, sizeof(name), "goodput.%s.down", st);
+		put_metric(in, name, json_object_get(v, "down_mbps"));
+	}
+	for (size_t i = 0; i < json_array_size(flows); i++) {
+		json_t *v = json_array_get(flows, i);
+		const char *series = jstr(v, "series");
+
+		if (!series)
+			continue;
+		snprintf(name, sizeof(name), "flow.%s", series);
+		put_metric(in, name, json_object_get(v, "mean_mbps"));
+	}
+	for (void *it = json_object_iter(air); it;
+	     it = json_object_iter_next(air, it)) {
+		const char *src = json_object_iter_key(it);
+		json_t *a = json_object_iter_value(it);
+		json_t *sts = json_object_get(a, "stations");
+
+		snprintf(name, sizeof(name), "airtime.%s.jain", src);
+		put_metric(in, name, json_object_get(a, "jain"));
+		for (size_t i = 0; i < json_array_size(sts); i++) {
+			json_t *v = json_array_get(sts, i);
+			const char *st = jstr(v, "name");
+
+			if (!st)
+				continue;
+			snprintf(name, sizeof(name), "airtime.%s.%s.share", src,
+				 st);
+			put_metric(in, name, json_object_get(v, "share"));
+		}
+	}
+}
+
+static int put_stations(struct store *s, const char *id, json_t *root)
+{
+	sqlite3_stmt *st;
+	json_t *sts = json_object_get(root, "stations");
+	size_t i;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT OR REPLACE INTO stations VALUES"
+			       "(?, ?, ?, ?, ?, ?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	for (i = 0; i < json_array_size(sts); i++) {
+		json_t *v = json_array_get(sts, i);
+		const char *name = jstr(v, "name");
+		static const char *const nums[] = {"assoc_s", "signal_dbm",
+						   "txrate_mbps"};
+
+		if (!name)
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+		sqlite3_bind_int(
+		    st, 3, json_is_true(json_object_get(v, "associated")));
+		for (int k = 0; k < 3; k++) {
+			json_t *n = json_object_get(v, nums[k]);
+
+			if (json_is_number(n))
+				sqlite3_bind_double(st, 4 + k,
+						    json_number_value(n));
+			else
+				sqlite3_bind_null(st, 4 + k);
+		}
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = -1;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Inside a transaction the caller owns. */
+static int add_run(struct store *s, const char *run_dir, struct al_err *err)
+{
+	char path[4200], suite[64];
+	json_error_t jerr;
+	json_t *root;
+	const char *id, *status;
+	sqlite3_stmt *st = NULL;
+	struct ins in = {s, NULL, NULL, 0};
+	int rc = -1;
+
+	snprintf(path, sizeof(path), "%s/run.json", run_dir);
+	root = json_load_file(path, 0, &jerr);
+	if (!root)
+		return al_errf(err, "%s:%d: %s", path, jerr.line, jerr.text);
+	id = jstr(root, "id");
+	status = jstr(root, "status");
+	if (!id || !id[0] || !status) {
+		al_errf(err, "%s: no \"id\" or \"status\": not a run.json",
+			path);
+		goto out;
+	}
+	if (jstr(root, "suite"))
+		snprintf(suite, sizeof(suite), "%s", jstr(root, "suite"));
+	else
+		suite_of_id(id, suite, sizeof(suite));
+	in.id = id;
+	if (sqlite3_prepare_v2(s->db, "DELETE FROM runs WHERE id = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		goto db;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto db;
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT INTO runs VALUES(?, ?, ?, ?, ?, ?, ?, "
+			       "?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto db;
+	{
+		const char *vals[] = {id,
+				      run_dir,
+				      jstr(root, "start"),
+				      jstr(root, "end"),
+				      jstr(root, "lab"),
+				      jstr(root, "topology"),
+				      suite,
+				      jstr(root, "variant"),
+				      jstr(root, "kernel"),
+				      jstr(root, "hostapd"),
+				      jstr(root, "wpa_supplicant"),
+				      jstr(root, "airlab_commit"),
+				      status,
+				      jstr(root, "reasons"),
+				      jstr(root, "flent_file")};
+
+		for (int k = 0; k < 15; k++)
+			if (vals[k])
+				sqlite3_bind_text(st, k + 1, vals[k], -1,
+						  SQLITE_STATIC);
+	}
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto db;
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT OR REPLACE INTO metrics VALUES(?, ?, ?)",
+			       -1, &in.metric, NULL) != SQLITE_OK)
+		goto db;
+	put_metrics(&in, root);
+	if (in.rc || put_stations(s, id, root) < 0)
+		goto db;
+	rc = 0;
+	goto out;
+db:
+	db_err(s, err, path);
+out:
+	sqlite3_finalize(in.metric);
+	sqlite3_finalize(st);
+	json_decref(root);
+	return rc;
+}
+
+int store_add_run(struct store *s, const char *run_dir, struct al_err *err)
+{
+	if (exec(s, "BEGIN IMMEDIATE", err) < 0)
+		return -1;
+	if (add_run(s, run_dir, err) < 0) {
+		exec(s, "ROLLBACK", NULL);
+		return -1;
+	}
+	return exec(s, "COMMIT", err);
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+int store_reindex(const char *results_dir, size_t *indexed, size_t *skipped,
+		  struct al_err *err)
+{
+	struct store *s;
+	struct dirent **ents;
+	int n;
+
+	*indexed = *skipped = 0;
+	if (store_open(&s, results_dir, err) < 0) {
+		/* An index that does not open is set aside, never deleted,
+		 * and built anew from the run directories. */
+		char db[4200], bad[4300];
+		static const char *const sfx[] = {"", "-wal", "-shm"};
+		long now = (long)time(NULL);
+
+		fprintf(stderr, "%s; moving it aside\n", err->msg);
+		for (int k = 0; k < 3; k++) {
+			snprintf(db, sizeof(db), "%s/airlab.db%s", results_dir,
+				 sfx[k]);
+			snprintf(bad, sizeof(bad), "%s/airlab.db.bad-%ld%s",
+				 results_dir, now, sfx[k]);
+			if (rename(db, bad) < 0 && errno != ENOENT)
+				return al_errf(err, "cannot move %s aside: %s",
+					       db, strerror(errno));
+		}
+		if (store_open(&s, results_dir, err) < 0)
+			return -1;
+	}
+	n = scandir(results_dir, &ents, NULL, by_name);
+	if (n < 0) {
+		al_errf(err, "cannot read %s: %s", results_dir,
+			strerror(errno));
+		store_close(s);
+		return -1;
+	}
+	/* One transaction: readers see the old index or the new one. */
+	if (exec(s, "BEGIN IMMEDIATE; DELETE FROM runs;", err) < 0)
+		goto fail;
+	for (int i = 0; i < n; i++) {
+		char dir[4200], rj[4300];
+		struct stat sb;
+		struct al_err e;
+
+		if (ents[i]->d_name[0] == '.')
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", results_dir,
+			 ents[i]->d_name);
+		snprintf(rj, sizeof(rj), "%s/run.json", dir);
+		if (stat(rj, &sb) < 0)
+			continue;
+		if (add_run(s, dir, &e) < 0) {
+			fprintf(stderr, "%s\n", e.msg);
+			(*skipped)++;
+		} else {
+			(*indexed)++;
+		}
+	}
+	if (exec(s, "COMMIT", err) < 0)
+		goto fail;
+	for (int i = 0; i < n; i++)
+		free(ents[i]);
+	free(ents);
+	store_close(s);
+	return 0;
+fail:
+	exec(s, "ROLLBACK", NULL);
+	for (int i = 0; i < n; i++)
+		free(ents[i]);
+	free(ents);
+	store_close(s);
+	return -1;
+}
+
+static void col(sqlite3_stmt *st, int i, char *out, size_t len)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	snprintf(out, len, "%s", t ? (const char *)t : "");
+}
+
+static double metric_col(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL
+		   ? NAN
+		   : sqlite3_column_double(st, i);
+}
+
+int store_runs(struct store *s, const struct store_query *q,
+	       int (*cb)(void *ctx, const struct store_run *r), void *ctx,
+	       struct al_err *err)
+{
+	/* The last N by start, then shown oldest first. */
+	static const char sql[] =
+	    "SELECT * FROM (SELECT r.id, r.dir, r.start, r.end, r.lab,"
+	    " r.topology, r.suite, r.variant, r.kernel, r.airlab_commit,"
+	    " r.status, r.reasons,"
+	    " (SELECT value FROM metrics WHERE run_id = r.id AND"
+	    "  name = 'latency_median_ms'),"
+	    " (SELECT value FROM metrics WHERE run_id = r.id AND"
+	    "  name = 'latency_p90_ms'),"
+	    " (SELECT value FROM metrics WHERE run_id = r.id AND"
+	    "  name = 'latency_p99_ms'),"
+	    " (SELECT value FROM metrics WHERE run_id = r.id AND"
+	    "  name = 'up_mbps'),"
+	    " (SELECT value FROM metrics WHERE run_id = r.id AND"
+	    "  name = 'down_mbps')"
+	    " FROM runs r WHERE (?1 IS NULL OR r.suite = ?1) AND"
+	    " (?2 IS NULL OR r.variant = ?2) AND (?3 IS NULL OR r.status = ?3)"
+	    " ORDER BY r.start DESC, r.id DESC LIMIT ?4)"
+	    " ORDER BY 3, 1";
+	sqlite3_stmt *st;
+	int n = 0, rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_err(s, err, "query");
+	if (q->suite)
+		sqlite3_bind_text(st, 1, q->suite, -1, SQLITE_STATIC);
+	if (q->variant)
+		sqlite3_bind_text(st, 2, q->variant, -1, SQLITE_STATIC);
+	if (q->status)
+		sqlite3_bind_text(st, 3, q->status, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, q->last ? (sqlite3_int64)q->last : -1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_run r;
+
+		col(st, 0, r.id, sizeof(r.id));
+		col(st, 1, r.dir, sizeof(r.dir));
+		col(st, 2, r.start, sizeof(r.start));
+		col(st, 3, r.end, sizeof(r.end));
+		col(st, 4, r.lab, sizeof(r.lab));
+		col(st, 5, r.topology, sizeof(r.topology));
+		col(st, 6, r.suite, sizeof(r.suite));
+		col(st, 7, r.variant, sizeof(r.variant));
+		col(st, 8, r.kernel, sizeof(r.kernel));
+		col(st, 9, r.commit, sizeof(r.commit));
+		col(st, 10, r.status, sizeof(r.status));
+		col(st, 11, r.reasons, sizeof(r.reasons));
+		r.lat_median_ms = metric_col(st, 12);
+		r.lat_p90_ms = metric_col(st, 13);
+		r.lat_p99_ms = metric_col(st, 14);
+		r.up_mbps = metric_col(st, 15);
+		r.down_mbps = metric_col(st, 16);
+		n++;
+		if (cb(ctx, &r))
+			break;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		db_err(s, err, "query");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+double store_metric(struct store *s, const char *run_id, const char *name)
+{
+	sqlite3_stmt *st;
+	double v = NAN;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT value FROM metrics WHERE run_id = ? AND "
+			       "name = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return NAN;
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = metric_col(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
