@@ -28,6 +28,10 @@ static const struct subcommand subcommands[] = {
     {"runs", cmd_runs,
      "[--suite S] [--variant V] [--status S] [--last N] [--out DIR]",
      "list the stored runs, oldest first"},
+    {"compare", cmd_compare,
+     "RUN_A RUN_B | --baseline last-good RUN [--metric M] [--threshold X] "
+     "[--out DIR]",
+     "compare two runs per metric: change, 95% CI, verdict (exit 1: worse)"},
     {"reindex", cmd_reindex, "[--out DIR]",
      "rebuild results/airlab.db from the run directories"},
     {"atten", cmd_atten, "set PATH DB | get [PATH]",

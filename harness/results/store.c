@@ -472,6 +472,41 @@ int store_runs(struct store *s, const struct store_query *q,
 	return n;
 }
 
+int store_last_good(struct store *s, const char *run_id, char *out, size_t len,
+		    struct al_err *err)
+{
+	static const char sql[] =
+	    "SELECT o.id FROM runs o, runs r WHERE r.id = ?1 AND"
+	    " o.suite IS r.suite AND o.variant IS r.variant AND"
+	    " o.status = 'complete' AND o.id != r.id AND"
+	    " (o.start < r.start OR (o.start = r.start AND o.id < r.id))"
+	    " ORDER BY o.start DESC, o.id DESC LIMIT 1";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM runs WHERE id = ?", -1,
+			       &st, NULL) != SQLITE_OK)
+		return db_err(s, err, "query");
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return al_errf(err, "%s: no run '%s' in the index", s->path,
+			       run_id);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_err(s, err, "query");
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		col(st, 0, out, len);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return 1;
+	return db_err(s, err, "query");
+}
+
 double store_metric(struct store *s, const char *run_id, const char *name)
 {
 	sqlite3_stmt *st;

@@ -46,6 +46,12 @@ int store_runs(struct store *s, const struct store_query *q,
 	       int (*cb)(void *ctx, const struct store_run *r), void *ctx,
 	       struct al_err *err);
 
+/* The newest complete run of the same suite and variant as run_id that
+ * started before it; 0 with its id in out, 1 when there is none, -1 on
+ * an error (run_id unknown). */
+int store_last_good(struct store *s, const char *run_id, char *out, size_t len,
+		    struct al_err *err);
+
 /* One metric of one run (names as in the metrics table: summary keys,
  * "airtime.SOURCE.STATION.share", "goodput.STATION.up|down"...); NaN when
  * absent. */

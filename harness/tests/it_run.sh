@@ -95,4 +95,22 @@ check "airlab reindex rebuilds the index from the run directories ($rein)" \
 	grep -q "^reindex: $nruns runs" <<<"$rein"
 check "after reindex airlab runs lists the same" test "$(al runs --out "$res" 2>/dev/null)" = "$before"
 
+# -- compare: statistics on the samples of two runs ------------------------
+ping1=$(ls -d "$res"/*-ping-* | head -1 | xargs basename)
+ping2=$(ls -d "$res"/*-ping-* | tail -1 | xargs basename)
+rrul=$(ls -d "$res"/*-rrul-* | tail -1 | xargs basename)
+out=$(al compare "$ping1" "$rrul" --metric latency --out "$res" 2>&1)
+rc=$?
+echo "$out"
+check "compare idle ping -> rrul: latency worse, exit 1" \
+	bash -c '[ "$1" -eq 1 ] && grep -q "^latency (ms) .* worse$" <<<"$2"' _ $rc "$out"
+out=$(al compare --baseline last-good "$ping2" --out "$res" 2>&1)
+rc=$?
+echo "$out"
+check "compare --baseline last-good picks the ping run before" grep -q "^compare $ping1 (A) -> $ping2 (B)" <<<"$out"
+out=$(al compare "$ping1" "$ping2" --metric jitter --out "$res" 2>&1)
+rc=$?
+check "compare: an unknown metric is refused, the known ones listed (exit 2)" \
+	bash -c '[ "$1" -eq 2 ] && grep -q "unknown metric .jitter. (known: latency goodput" <<<"$2"' _ $rc "$out"
+
 finish

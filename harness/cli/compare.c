@@ -1,0 +1,145 @@
+/* airlab compare RUN_A RUN_B: per metric, both medians, the change, its
+ * 95% confidence interval, Mann-Whitney's p and a verdict (see
+ * harness/results/compare.h). --baseline last-good compares RUN_B with
+ * the newest complete run of its suite and variant before it. Exit 1 when
+ * any metric got significantly worse. */
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../results/compare.h"
+#include "../results/store.h"
+
+/* A run argument: a directory path, or an id under the results dir. */
+static void run_dir(const char *results, const char *run, char *out, size_t len)
+{
+	if (strchr(run, '/'))
+		snprintf(out, len, "%s", run);
+	else
+		snprintf(out, len, "%s/%s", results, run);
+}
+
+static void pct(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%+.1f%%", 100 * v);
+}
+
+int cmd_compare(int argc, char **argv, struct cli_opts *o)
+{
+	const char *metric = NULL, *thr = NULL, *base = NULL, *out = NULL;
+	const char *pos[2] = {NULL, NULL};
+	const struct cli_flag flags[] = {{"--metric", &metric, NULL},
+					 {"--threshold", &thr, NULL},
+					 {"--baseline", &base, NULL},
+					 {"--out", &out, NULL},
+					 {NULL, NULL, NULL}};
+	char buf[4200], a_id[256], dir_a[4600], dir_b[4600];
+	const char *results, *a, *b;
+	double threshold = NAN;
+	size_t nm;
+	const struct cmp_metric *all = cmp_metrics(&nm);
+	struct al_err err;
+	int rc = cli_parse("compare", argc, argv, o, flags, pos, 2), worse = 0;
+
+	if (rc >= 0)
+		return rc;
+	results = cli_results_dir(o, out, buf, sizeof(buf));
+	if (thr) {
+		char *end;
+
+		threshold = strtod(thr, &end);
+		if (!*thr || *end || !(threshold >= 0 && threshold <= 10)) {
+			fprintf(stderr,
+				"airlab compare: --threshold '%s' is not a "
+				"fraction from 0 to 10 (0.05 = 5%%)\n",
+				thr);
+			return 2;
+		}
+	}
+	if (metric && !cmp_metric_find(metric)) {
+		fprintf(stderr,
+			"airlab compare: unknown metric '%s' (known:", metric);
+		for (size_t i = 0; i < nm; i++)
+			fprintf(stderr, " %s", all[i].name);
+		fprintf(stderr, ")\n");
+		return 2;
+	}
+	if (base && strcmp(base, "last-good")) {
+		fprintf(stderr,
+			"airlab compare: --baseline '%s': only 'last-good' "
+			"is known\n",
+			base);
+		return 2;
+	}
+	if (base ? !pos[0] || pos[1] : !pos[1]) {
+		cli_usage(stderr, "compare");
+		return 2;
+	}
+	b = base ? pos[0] : pos[1];
+	a = pos[0];
+	if (base) {
+		struct store *s;
+		int r;
+
+		if (store_open(&s, results, &err) < 0)
+			return cli_fail(&err);
+		r = store_last_good(s, b, a_id, sizeof(a_id), &err);
+		store_close(s);
+		if (r < 0)
+			return cli_fail(&err);
+		if (r > 0) {
+			fprintf(stderr,
+				"airlab compare: no complete run of the same "
+				"suite and variant before %s\n",
+				b);
+			return 2;
+		}
+		a = a_id;
+	}
+	run_dir(results, a, dir_a, sizeof(dir_a));
+	run_dir(results, b, dir_b, sizeof(dir_b));
+	printf("compare %s (A) -> %s (B)\n", a, b);
+	printf("%-22s %10s %10s %9s %21s %8s  %s\n", "metric", "A median",
+	       "B median", "change", "95% CI", "p(MWU)", "verdict");
+	for (size_t i = 0; i < nm; i++) {
+		const struct cmp_metric *m = &all[i];
+		struct cmp_samples sa, sb;
+		struct cmp_result r;
+		char name[64], ch[16], lo[16], hi[16], ci[40], p[16];
+
+		if (metric && strcmp(metric, m->name))
+			continue;
+		if (cmp_load(dir_a, m, &sa, &err) < 0 ||
+		    cmp_load(dir_b, m, &sb, &err) < 0) {
+			cmp_samples_free(&sa);
+			return cli_fail(&err);
+		}
+		cmp_compare(&sa, &sb, m,
+			    isnan(threshold) ? m->threshold : threshold, 1, &r);
+		cmp_samples_free(&sa);
+		cmp_samples_free(&sb);
+		if (r.verdict == CMP_NODATA && !metric)
+			continue; /* e.g. no uploads in a download suite */
+		snprintf(name, sizeof(name), "%s (%s)", m->name, m->units);
+		pct(ch, sizeof(ch), r.change);
+		pct(lo, sizeof(lo), r.ci_lo);
+		pct(hi, sizeof(hi), r.ci_hi);
+		snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
+		if (isnan(r.p_mann_whitney))
+			snprintf(p, sizeof(p), "-");
+		else if (r.p_mann_whitney < 0.001)
+			snprintf(p, sizeof(p), "<0.001");
+		else
+			snprintf(p, sizeof(p), "%.3f", r.p_mann_whitney);
+		printf("%-22s %10.2f %10.2f %9s %21s %8s  %s\n", name,
+		       r.a_median, r.b_median, ch, ci, p,
+		       cmp_verdict_name(r.verdict));
+		worse |= r.verdict == CMP_WORSE;
+	}
+	return worse ? 1 : 0;
+}
