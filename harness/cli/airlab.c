@@ -1,6 +1,7 @@
 /* airlab: entry point and subcommand table. */
 #include "cli.h"
 
+#include <ctype.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stddef.h>
@@ -50,10 +51,14 @@ int cli_is_help(const char *arg)
 
 void cli_usage(FILE *f, const char *name)
 {
+	/* An action ("medium predict") has its command's usage. */
+	size_t len = strcspn(name, " ");
+
 	for (size_t i = 0; i < NSUB; i++) {
-		if (strcmp(subcommands[i].name, name) != 0)
+		if (strlen(subcommands[i].name) != len ||
+		    strncmp(subcommands[i].name, name, len) != 0)
 			continue;
-		fprintf(f, "Usage: airlab %s %s\n  %s\n", name,
+		fprintf(f, "Usage: airlab %s %s\n  %s\n", subcommands[i].name,
 			subcommands[i].args, subcommands[i].summary);
 	}
 	fprintf(f,
@@ -76,7 +81,10 @@ static void usage(FILE *f)
 	fprintf(f, "\n'airlab COMMAND --help' shows a command's options.\n");
 }
 
-int cli_common_opt(int argc, char **argv, int *i, struct cli_opts *o)
+/* Consumes a common option (--lab, --topology, --variant) at argv[*i];
+ * returns 1 if it did, 0 if argv[*i] is something else, -1 on a missing
+ * value. */
+static int common_opt(int argc, char **argv, int *i, struct cli_opts *o)
 {
 	static const struct {
 		const char *flag;
@@ -103,15 +111,29 @@ int cli_common_opt(int argc, char **argv, int *i, struct cli_opts *o)
 	return 0;
 }
 
-int cli_parse(const char *cmd, int argc, char **argv, struct cli_opts *o,
-	      const struct cli_flag *flags, const char **pos, int npos)
+/* A negative number ("-3", "-.5") is a positional value, not an option:
+ * no option starts with a digit, and `atten set PATH -3` must reach the
+ * attenuator's own range check. */
+static bool is_positional(const char *arg)
 {
-	int np = 0;
+	return arg[0] != '-' || isdigit((unsigned char)arg[1]) || arg[1] == '.';
+}
 
-	for (int i = 1; i < argc; i++) {
+int cli_parse_rest(const char *cmd, int argc, char **argv, struct cli_opts *o,
+		   const struct cli_flag *flags, const char **pos, int npos,
+		   int *rest)
+{
+	int np = 0, i;
+
+	for (i = 1; i < argc; i++) {
 		const struct cli_flag *f = flags;
-		int r = cli_common_opt(argc, argv, &i, o);
+		int r;
 
+		if (rest && strcmp(argv[i], "--") == 0) {
+			i++;
+			break;
+		}
+		r = common_opt(argc, argv, &i, o);
 		if (r < 0)
 			return 2;
 		if (r)
@@ -131,8 +153,10 @@ int cli_parse(const char *cmd, int argc, char **argv, struct cli_opts *o,
 				return 2;
 			}
 			*f->value = argv[++i];
-		} else if (argv[i][0] != '-' && np < npos) {
+		} else if (is_positional(argv[i]) && np < npos) {
 			pos[np++] = argv[i];
+		} else if (rest && np == npos) {
+			break; /* the words passed on start here */
 		} else {
 			fprintf(stderr, "airlab %s: unexpected '%s'\n", cmd,
 				argv[i]);
@@ -140,7 +164,15 @@ int cli_parse(const char *cmd, int argc, char **argv, struct cli_opts *o,
 			return 2;
 		}
 	}
+	if (rest)
+		*rest = i;
 	return -1;
+}
+
+int cli_parse(const char *cmd, int argc, char **argv, struct cli_opts *o,
+	      const struct cli_flag *flags, const char **pos, int npos)
+{
+	return cli_parse_rest(cmd, argc, argv, o, flags, pos, npos, NULL);
 }
 
 const char *cli_results_dir(const struct cli_opts *o, const char *value,
@@ -235,7 +267,7 @@ int main(int argc, char **argv)
 	default_paths(&o);
 	/* Common options may also come before the command. */
 	for (; i < argc; i++) {
-		int r = cli_common_opt(argc, argv, &i, &o);
+		int r = common_opt(argc, argv, &i, &o);
 		if (r < 0)
 			return 2;
 		if (r == 0)

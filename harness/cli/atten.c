@@ -80,28 +80,15 @@ static int get_paths(const struct lab *lab, const char *path)
 int cmd_atten(int argc, char **argv, struct cli_opts *o)
 {
 	const char *words[3] = {NULL, NULL, NULL};
-	int nwords = 0, rc;
+	int nwords = 0, rc = cli_parse("atten", argc, argv, o, NULL, words, 3);
 	struct lab lab;
 	struct al_err err;
 	double db = 0;
 
-	for (int i = 1; i < argc; i++) {
-		int r = cli_common_opt(argc, argv, &i, o);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if (cli_is_help(argv[i])) {
-			cli_usage(stdout, "atten");
-			return 0;
-		}
-		if (nwords == 3) {
-			fprintf(stderr, "airlab atten: unexpected '%s'\n",
-				argv[i]);
-			return 2;
-		}
-		words[nwords++] = argv[i];
-	}
+	if (rc >= 0)
+		return rc;
+	while (nwords < 3 && words[nwords])
+		nwords++;
 	if (nwords >= 1 && strcmp(words[0], "set") == 0 && nwords == 3) {
 		char *end;
 

@@ -20,10 +20,6 @@ struct subcommand {
 	const char *summary; /* one line for `airlab --help` */
 };
 
-/* Consumes a common option (--lab, --topology, --variant) at argv[*i];
- * returns 1 if it did, 0 if argv[*i] is something else, -1 on a missing
- * value. */
-int cli_common_opt(int argc, char **argv, int *i, struct cli_opts *o);
 /* Prints the usage of one subcommand (with the common options). */
 void cli_usage(FILE *f, const char *name);
 int cli_is_help(const char *arg);
@@ -62,10 +58,18 @@ struct cli_flag {
 	bool *set;
 };
 /* Parses argv[1..] for cmd: the common options, flags (ending with a
- * {NULL} entry) and up to npos positional arguments into pos. Returns -1
- * to go on, 0 after printing the help, 2 after printing what is wrong. */
+ * {NULL} entry) and up to npos positional arguments (words that do not
+ * start with '-', or negative numbers) into pos. Returns -1 to go on,
+ * 0 after printing the help, 2 after printing what is wrong. */
 int cli_parse(const char *cmd, int argc, char **argv, struct cli_opts *o,
 	      const struct cli_flag *flags, const char **pos, int npos);
+/* The same for a command that passes words on (shell's remote command):
+ * parsing stops after "--", or at the first word past the npos
+ * positionals that is not an option; *rest is the index of the first
+ * word passed on (argc when there is none). */
+int cli_parse_rest(const char *cmd, int argc, char **argv, struct cli_opts *o,
+		   const struct cli_flag *flags, const char **pos, int npos,
+		   int *rest);
 /* The results directory: value when given, else ROOT/results. */
 const char *cli_results_dir(const struct cli_opts *o, const char *value,
 			    char *buf, size_t len);

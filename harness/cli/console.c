@@ -68,8 +68,12 @@ static int pump(struct dut *d, struct console_dev *c, int log_fd, int timeout_s,
 
 int cmd_console(int argc, char **argv, struct cli_opts *o)
 {
-	const char *host = NULL, *log_path = NULL;
-	int timeout_s = 0, log_fd = -1, rc = 1;
+	const char *host = NULL, *log_path = NULL, *timeout = NULL;
+	const struct cli_flag flags[] = {{"--log", &log_path, NULL},
+					 {"--timeout", &timeout, NULL},
+					 {NULL, NULL, NULL}};
+	int timeout_s = 0, log_fd = -1;
+	int rc = cli_parse("console", argc, argv, o, flags, &host, 1);
 	struct lab lab;
 	struct dut d;
 	struct al_err err;
@@ -77,28 +81,12 @@ int cmd_console(int argc, char **argv, struct cli_opts *o)
 	struct termios saved;
 	bool raw = false, interactive;
 
-	for (int i = 1; i < argc; i++) {
-		int r = cli_common_opt(argc, argv, &i, o);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if (cli_is_help(argv[i])) {
-			cli_usage(stdout, "console");
-			return 0;
-		} else if (strcmp(argv[i], "--log") == 0 && i + 1 < argc) {
-			log_path = argv[++i];
-		} else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
-			if (cli_seconds_arg("console", "--timeout", argv[++i],
-					    0, &timeout_s) < 0)
-				return 2;
-		} else if (!host && argv[i][0] != '-') {
-			host = argv[i];
-		} else {
-			cli_usage(stderr, "console");
-			return 2;
-		}
-	}
+	if (rc >= 0)
+		return rc;
+	rc = 1;
+	if (timeout &&
+	    cli_seconds_arg("console", "--timeout", timeout, 0, &timeout_s) < 0)
+		return 2;
 	if (!host) {
 		cli_usage(stderr, "console");
 		return 2;

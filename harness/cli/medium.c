@@ -121,34 +121,29 @@ out:
 	return rc;
 }
 
-/* Channel 6 (2.4 GHz) is the virtual cell's; --band 5 for 5 GHz. */
-static int predict(int argc, char **argv)
+/* Channel 6 (2.4 GHz) is the virtual cell's; --band 5 for 5 GHz. argv[0]
+ * is "predict". */
+static int predict(int argc, char **argv, struct cli_opts *o)
 {
-	const char *name = NULL;
+	const char *name = NULL, *mtu_s = NULL, *ampdu_s = NULL, *band_s = NULL;
+	const struct cli_flag flags[] = {{"--mtu", &mtu_s, NULL},
+					 {"--ampdu", &ampdu_s, NULL},
+					 {"--band", &band_s, NULL},
+					 {NULL, NULL, NULL}};
 	long mtu = 1500, ampdu = 1, band = 2;
+	long *const num[] = {&mtu, &ampdu, &band}; /* flags[k]'s number */
 	struct mdl_rate r;
 	char rn[32];
+	int rc = cli_parse("medium predict", argc, argv, o, flags, &name, 1);
 
-	for (int i = 2; i < argc; i++) {
-		long *dst = !strcmp(argv[i], "--mtu")	  ? &mtu
-			    : !strcmp(argv[i], "--ampdu") ? &ampdu
-			    : !strcmp(argv[i], "--band")  ? &band
-							  : NULL;
-		if (dst) {
-			if (i + 1 >= argc ||
-			    ydoc_parse_long(argv[++i], dst) < 0) {
-				fprintf(stderr,
-					"airlab medium predict: %s needs a "
-					"number\n",
-					argv[i - (i + 1 >= argc ? 0 : 1)]);
-				return 2;
-			}
-		} else if (!name && argv[i][0] != '-') {
-			name = argv[i];
-		} else {
+	if (rc >= 0)
+		return rc;
+	for (int k = 0; flags[k].flag; k++) {
+		if (*flags[k].value &&
+		    ydoc_parse_long(*flags[k].value, num[k]) < 0) {
 			fprintf(stderr,
-				"airlab medium predict: unexpected '%s'\n",
-				argv[i]);
+				"airlab medium predict: %s needs a number\n",
+				flags[k].flag);
 			return 2;
 		}
 	}
@@ -178,34 +173,17 @@ int cmd_medium(int argc, char **argv, struct cli_opts *o)
 {
 	const char *action = NULL;
 	bool reset = false;
-
-	if (argc > 1 && !strcmp(argv[1], "predict"))
-		return predict(argc, argv);
+	const struct cli_flag flags[] = {{"--reset", NULL, &reset},
+					 {NULL, NULL, NULL}};
 	struct lab lab;
 	struct al_err err;
 	int rc;
 
-	for (int i = 1; i < argc; i++) {
-		int r = cli_common_opt(argc, argv, &i, o);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if (cli_is_help(argv[i])) {
-			cli_usage(stdout, "medium");
-			return 0;
-		}
-		if (strcmp(argv[i], "--reset") == 0) {
-			reset = true;
-			continue;
-		}
-		if (action) {
-			fprintf(stderr, "airlab medium: unexpected '%s'\n",
-				argv[i]);
-			return 2;
-		}
-		action = argv[i];
-	}
+	if (argc > 1 && !strcmp(argv[1], "predict"))
+		return predict(argc - 1, argv + 1, o);
+	rc = cli_parse("medium", argc, argv, o, flags, &action, 1);
+	if (rc >= 0)
+		return rc;
 	if (!action || strcmp(action, "stats") != 0) {
 		cli_usage(stderr, "medium");
 		return 2;

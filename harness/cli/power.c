@@ -6,30 +6,18 @@
 
 int cmd_power(int argc, char **argv, struct cli_opts *o)
 {
-	const char *action = NULL, *host = NULL;
+	const char *words[2] = {NULL, NULL}, *action, *host;
 	struct lab lab;
 	struct dut d;
 	struct al_err err;
-	int rc = 1;
+	int rc = cli_parse("power", argc, argv, o, NULL, words, 2);
 	bool on;
 
-	for (int i = 1; i < argc; i++) {
-		int r = cli_common_opt(argc, argv, &i, o);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if (cli_is_help(argv[i])) {
-			cli_usage(stdout, "power");
-			return 0;
-		}
-		if (!action)
-			action = argv[i];
-		else if (!host)
-			host = argv[i];
-		else
-			action = "";
-	}
+	if (rc >= 0)
+		return rc;
+	action = words[0];
+	host = words[1];
+	rc = 1;
 	if (!action || !host ||
 	    (strcmp(action, "on") && strcmp(action, "off") &&
 	     strcmp(action, "cycle") && strcmp(action, "status"))) {

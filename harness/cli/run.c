@@ -50,54 +50,26 @@ static int parse_double(const char *opt, const char *v, double *out)
 static int parse_args(int argc, char **argv, struct cli_opts *o,
 		      struct run_args *a)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int r = cli_common_opt(argc, argv, &i, o);
-		int n;
+	const char *length = NULL, *step = NULL, *streams = NULL, *wait = NULL;
+	const struct cli_flag flags[] = {{"--length", &length, NULL},
+					 {"--step", &step, NULL},
+					 {"--streams", &streams, NULL},
+					 {"--cc", &a->p.cc, NULL},
+					 {"--out", &a->out_dir, NULL},
+					 {"--wait", &wait, NULL},
+					 {NULL, NULL, NULL}};
+	int rc = cli_parse("run", argc, argv, o, flags, &a->suite, 1), n;
 
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if (cli_is_help(argv[i])) {
-			cli_usage(stdout, "run");
-			return 0;
-		}
-		if (argv[i][0] != '-' && !a->suite) {
-			a->suite = argv[i];
-			continue;
-		}
-		if (!v) {
-			fprintf(stderr, "airlab run: unexpected '%s'\n",
-				argv[i]);
-			cli_usage(stderr, "run");
-			return 2;
-		}
-		if (strcmp(argv[i], "--length") == 0) {
-			if (parse_double("--length", v, &a->p.length_s) < 0)
-				return 2;
-		} else if (strcmp(argv[i], "--step") == 0) {
-			if (parse_double("--step", v, &a->p.step_s) < 0)
-				return 2;
-		} else if (strcmp(argv[i], "--streams") == 0) {
-			if (cli_seconds_arg("run", "--streams", v, 1, &n) < 0)
-				return 2;
-			a->p.streams = (unsigned)n;
-		} else if (strcmp(argv[i], "--cc") == 0) {
-			a->p.cc = v;
-		} else if (strcmp(argv[i], "--out") == 0) {
-			a->out_dir = v;
-		} else if (strcmp(argv[i], "--wait") == 0) {
-			if (cli_seconds_arg("run", "--wait", v, 1, &a->wait_s) <
-			    0)
-				return 2;
-		} else {
-			fprintf(stderr, "airlab run: unknown option '%s'\n",
-				argv[i]);
-			return 2;
-		}
-		i++;
-	}
+	if (rc >= 0)
+		return rc;
+	if ((length && parse_double("--length", length, &a->p.length_s) < 0) ||
+	    (step && parse_double("--step", step, &a->p.step_s) < 0) ||
+	    (streams &&
+	     cli_seconds_arg("run", "--streams", streams, 1, &n) < 0) ||
+	    (wait && cli_seconds_arg("run", "--wait", wait, 1, &a->wait_s) < 0))
+		return 2;
+	if (streams)
+		a->p.streams = (unsigned)n;
 	if (!a->suite) {
 		cli_usage(stderr, "run");
 		return 2;

@@ -4,7 +4,6 @@
 #include "../util/shquote.h"
 
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 /* Joins argv into one sh command line, quoting each word. */
@@ -49,35 +48,21 @@ int cmd_shell(int argc, char **argv, struct cli_opts *o)
 {
 	const char *host = NULL;
 	bool with_stdin = false;
-	int i, status = 255, rc = 255;
+	const struct cli_flag flags[] = {{"--stdin", NULL, &with_stdin},
+					 {NULL, NULL, NULL}};
+	int i, status = 255, rc;
 	struct lab lab;
 	struct dut d;
 	struct al_err err;
 	char *cmd, *in = NULL;
 	size_t inlen = 0;
 
-	for (i = 1; i < argc; i++) {
-		int r;
-		if (strcmp(argv[i], "--") == 0) {
-			i++;
-			break;
-		}
-		r = cli_common_opt(argc, argv, &i, o);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if (cli_is_help(argv[i])) {
-			cli_usage(stdout, "shell");
-			return 0;
-		} else if (strcmp(argv[i], "--stdin") == 0) {
-			with_stdin = true;
-		} else if (!host) {
-			host = argv[i];
-		} else {
-			break; /* the command starts without "--" */
-		}
-	}
+	/* The command starts after "--", or without it at the first word
+	 * past HOST that is not an option. */
+	rc = cli_parse_rest("shell", argc, argv, o, flags, &host, 1, &i);
+	if (rc >= 0)
+		return rc;
+	rc = 255;
 	if (!host || i >= argc) {
 		cli_usage(stderr, "shell");
 		return 2;

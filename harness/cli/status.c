@@ -2,7 +2,6 @@
 #include "cli.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 int cmd_status(int argc, char **argv, struct cli_opts *o)
 {
@@ -10,29 +9,19 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 	struct dut d;
 	struct al_err err;
 	bool on;
-	int rc = 1, status, wait_s = 0;
+	int rc, status, wait_s = 0;
 	static struct cell_state st;
 	char *release = NULL;
+	const char *wait = NULL;
+	const struct cli_flag flags[] = {{"--wait", &wait, NULL},
+					 {NULL, NULL, NULL}};
 
-	for (int i = 1; i < argc; i++) {
-		int r = cli_common_opt(argc, argv, &i, o);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if (cli_is_help(argv[i])) {
-			cli_usage(stdout, "status");
-			return 0;
-		}
-		if (strcmp(argv[i], "--wait") == 0 && i + 1 < argc) {
-			if (cli_seconds_arg("status", "--wait", argv[++i], 0,
-					    &wait_s) < 0)
-				return 2;
-			continue;
-		}
-		fprintf(stderr, "airlab status: unexpected '%s'\n", argv[i]);
+	rc = cli_parse("status", argc, argv, o, flags, NULL, 0);
+	if (rc >= 0)
+		return rc;
+	if (wait && cli_seconds_arg("status", "--wait", wait, 0, &wait_s) < 0)
 		return 2;
-	}
+	rc = 1;
 	if (cli_cell_load(&c, o) < 0)
 		return 2;
 	if (cli_dut_open(&d, &c.lab, c.ap_host->name) < 0)

@@ -151,33 +151,20 @@ int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 int cmd_up(int argc, char **argv, struct cli_opts *o)
 {
 	bool require_all = false;
-	int wait_s = 60, rc = 1;
+	const char *wait = NULL;
+	const struct cli_flag flags[] = {{"--require-all", NULL, &require_all},
+					 {"--wait", &wait, NULL},
+					 {NULL, NULL, NULL}};
+	int wait_s = 60, rc = cli_parse("up", argc, argv, o, flags, NULL, 0);
 	struct cell c;
 	struct dut d;
 	static struct cell_state st;
 
-	for (int i = 1; i < argc; i++) {
-		int r = cli_common_opt(argc, argv, &i, o);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
-		if (cli_is_help(argv[i])) {
-			cli_usage(stdout, "up");
-			return 0;
-		} else if (strcmp(argv[i], "--require-all") == 0) {
-			require_all = true;
-		} else if (strcmp(argv[i], "--wait") == 0 && i + 1 < argc) {
-			if (cli_seconds_arg("up", "--wait", argv[++i], 1,
-					    &wait_s) < 0)
-				return 2;
-		} else {
-			fprintf(stderr, "airlab up: unexpected '%s'\n",
-				argv[i]);
-			cli_usage(stderr, "up");
-			return 2;
-		}
-	}
+	if (rc >= 0)
+		return rc;
+	if (wait && cli_seconds_arg("up", "--wait", wait, 1, &wait_s) < 0)
+		return 2;
+	rc = 1;
 	if (cli_cell_load(&c, o) < 0)
 		return 2;
 	if (cli_dut_open(&d, &c.lab, c.ap_host->name) == 0) {
