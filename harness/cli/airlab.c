@@ -33,6 +33,8 @@ static const struct subcommand subcommands[] = {
      "RUN_A RUN_B | --baseline last-good RUN [--metric M] [--threshold X] "
      "[--out DIR]",
      "compare two runs per metric: change, 95% CI, verdict (exit 1: worse)"},
+    {"report", cmd_report, "RUN... [-o DIR] [--out RESULTS]",
+     "static HTML report of runs: time series, CDF, stations, comparison"},
     {"reindex", cmd_reindex, "[--out DIR]",
      "rebuild results/airlab.db from the run directories"},
     {"atten", cmd_atten, "set PATH DB | get [PATH]",

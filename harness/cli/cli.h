@@ -89,6 +89,7 @@ int cmd_suites(int argc, char **argv, struct cli_opts *o);
 int cmd_runs(int argc, char **argv, struct cli_opts *o);
 int cmd_reindex(int argc, char **argv, struct cli_opts *o);
 int cmd_compare(int argc, char **argv, struct cli_opts *o);
+int cmd_report(int argc, char **argv, struct cli_opts *o);
 int cmd_atten(int argc, char **argv, struct cli_opts *o);
 int cmd_medium(int argc, char **argv, struct cli_opts *o);
 

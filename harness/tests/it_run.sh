@@ -108,6 +108,23 @@ out=$(al compare --baseline last-good "$ping2" --out "$res" 2>&1)
 rc=$?
 echo "$out"
 check "compare --baseline last-good picks the ping run before" grep -q "^compare $ping1 (A) -> $ping2 (B)" <<<"$out"
+# -- report: a static page whose every image exists and is a PNG ----------
+al report "$ping1" "$rrul" -o "$work/report" --out "$res" >"$work/report.out" 2>&1
+cat "$work/report.out"
+report_ok() {
+	local page=$work/report/index.html img n=0
+	[ -s "$page" ] || return 1
+	for img in $(sed -n 's/.*<img src="\([^"]*\)".*/\1/p' "$page"); do
+		[ "$(head -c 8 "$work/report/$img" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || return 1
+		n=$((n + 1))
+	done
+	# two runs: Flent's series, CDF and station bars each, two box plots
+	[ "$n" -ge 7 ] || { echo "# only $n images on the page"; return 1; }
+}
+check "report: index.html and every image on it is a PNG" report_ok
+check "report: the comparison table says rrul's latency is worse" \
+	grep -q '<td class=worse>worse</td>' "$work/report/index.html"
+
 out=$(al compare "$ping1" "$ping2" --metric jitter --out "$res" 2>&1)
 rc=$?
 check "compare: an unknown metric is refused, the known ones listed (exit 2)" \

@@ -1,0 +1,76 @@
+/* airlab report RUN... [-o DIR]: a static HTML page of the runs (see
+ * harness/results/report.h); RUN is a run id under the results directory
+ * or a run directory. Default DIR: results/reports/<UTC time>. */
+#include "cli.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../results/report.h"
+
+#define MAX_RUNS 26
+
+int cmd_report(int argc, char **argv, struct cli_opts *o)
+{
+	const char *out = NULL, *res = NULL;
+	const char *pos[MAX_RUNS + 1] = {NULL};
+	const struct cli_flag flags[] = {
+	    {"-o", &out, NULL}, {"--out", &res, NULL}, {NULL, NULL, NULL}};
+	static char dirs[MAX_RUNS][4600];
+	const char *list[MAX_RUNS];
+	char buf[4200], def[4400], stamp[32];
+	const char *results;
+	struct al_err err;
+	size_t n = 0;
+	int rc = cli_parse("report", argc, argv, o, flags, pos, MAX_RUNS + 1);
+
+	if (rc >= 0)
+		return rc;
+	while (n <= MAX_RUNS && pos[n])
+		n++;
+	if (n == 0 || n > MAX_RUNS) {
+		fprintf(stderr, "airlab report: give 1 to %d runs\n", MAX_RUNS);
+		cli_usage(stderr, "report");
+		return 2;
+	}
+	results = cli_results_dir(o, res, buf, sizeof(buf));
+	for (size_t i = 0; i < n; i++) {
+		struct stat sb;
+
+		if (strchr(pos[i], '/'))
+			snprintf(dirs[i], sizeof(dirs[i]), "%s", pos[i]);
+		else
+			snprintf(dirs[i], sizeof(dirs[i]), "%s/%s", results,
+				 pos[i]);
+		if (stat(dirs[i], &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+			fprintf(stderr, "airlab report: no run directory %s\n",
+				dirs[i]);
+			return 2;
+		}
+		list[i] = dirs[i];
+	}
+	if (!out) {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&now, &tm);
+		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+		snprintf(def, sizeof(def), "%s/reports", results);
+		if ((mkdir(results, 0755) < 0 && errno != EEXIST) ||
+		    (mkdir(def, 0755) < 0 && errno != EEXIST)) {
+			fprintf(stderr, "airlab report: cannot create %s: %s\n",
+				def, strerror(errno));
+			return 1;
+		}
+		snprintf(def, sizeof(def), "%s/reports/%s", results, stamp);
+		out = def;
+	}
+	rc = report_write(list, n, out, &err);
+	if (rc < 0)
+		fprintf(stderr, "airlab report: %s\n", err.msg);
+	printf("report: %s/index.html (%d image%s)\n", out, rc < 0 ? 0 : rc,
+	       rc == 1 ? "" : "s");
+	return rc < 0 ? 1 : 0;
+}

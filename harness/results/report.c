@@ -1,0 +1,523 @@
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../suites/suites.h"
+#include "compare.h"
+
+struct rrun {
+	char dir[4096];
+	json_t *rj;
+	const char *id, *suite, *variant, *status, *flent;
+	struct cmp_samples lat, gp;
+};
+
+static const char *jstr(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* Runs argv with stdout and stderr appended to log; its exit status, or
+ * -1 when it could not be started. */
+static int run_tool(char *const argv[], const char *log)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Writes script to a file in out and runs gnuplot on it. */
+static int gnuplot(const char *out, const char *script, const char *png,
+		   struct al_err *err)
+{
+	char path[4200], log[4200];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/.plot.gp", out);
+	snprintf(log, sizeof(log), "%s/report.log", out);
+	if (!(f = fopen(path, "w")))
+		return al_errf(err, "cannot write %s: %s", path,
+			       strerror(errno));
+	fprintf(f,
+		"set terminal pngcairo size 800,400 font ',10'\n"
+		"set output '%s/%s'\nset grid ytics\n%s",
+		out, png, script);
+	fclose(f);
+	rc = run_tool((char *const[]){"gnuplot", path, NULL}, log);
+	unlink(path);
+	if (rc)
+		return al_errf(err,
+			       "gnuplot could not draw %s (exit %d, see "
+			       "%s)",
+			       png, rc, log);
+	return 0;
+}
+
+/* Appends to a growing string; scripts are small. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->s ? b->s + b->len : NULL,
+			      b->s ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if (b->s && b->len + (size_t)n < b->cap) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t nc = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
+		char *ns = realloc(b->s, nc);
+
+		if (!ns)
+			return;
+		b->s = ns;
+		b->cap = nc;
+	}
+}
+
+static void html_text(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		switch (*s) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Latency CDF under load from the run's own samples. */
+static int plot_cdf(const char *out, int i, struct rrun *r, struct al_err *err)
+{
+	struct sbuf b = {0};
+	char png[64];
+	double *v;
+	int rc;
+
+	if (r->lat.n == 0)
+		return 1;
+	v = malloc(r->lat.n * sizeof(double));
+	if (!v)
+		return al_errf(err, "out of memory");
+	memcpy(v, r->lat.v, r->lat.n * sizeof(double));
+	qsort(v, r->lat.n, sizeof(double), cmp_dbl);
+	sb_printf(&b, "$d << EOD\n");
+	for (size_t k = 0; k < r->lat.n; k++)
+		sb_printf(&b, "%.6g %.6g\n", v[k],
+			  (double)(k + 1) / (double)r->lat.n);
+	sb_printf(&b, "EOD\nset title 'Latency under load, CDF'\n"
+		      "set xlabel 'RTT (ms)'\nset ylabel 'fraction'\n"
+		      "set logscale x\nset key off\n"
+		      "plot $d using 1:2 with steps lw 2\n");
+	free(v);
+	snprintf(png, sizeof(png), "r%d-cdf.png", i);
+	rc = gnuplot(out, b.s, png, err);
+	free(b.s);
+	return rc;
+}
+
+/* Per-station goodput (up, down) and airtime share, side by side. */
+static int plot_stations(const char *out, int i, struct rrun *r,
+			 struct al_err *err)
+{
+	json_t *sg = json_object_get(r->rj, "station_goodput");
+	json_t *air = json_object_get(r->rj, "airtime");
+	json_t *src =
+	    json_object_get(json_object_get(air, "medium"), "stations");
+	struct sbuf b = {0};
+	char png[64];
+	int rc;
+
+	if (!json_array_size(src))
+		src = json_object_get(json_object_get(air, "nl80211"),
+				      "stations");
+	if (!json_array_size(sg) && !json_array_size(src))
+		return 1;
+	sb_printf(&b, "$g << EOD\n");
+	for (size_t k = 0; k < json_array_size(sg); k++) {
+		json_t *s = json_array_get(sg, k);
+		sb_printf(&b, "%s %.6g %.6g\n", jstr(s, "name"),
+			  json_number_value(json_object_get(s, "up_mbps")),
+			  json_number_value(json_object_get(s, "down_mbps")));
+	}
+	sb_printf(&b, "EOD\n$a << EOD\n");
+	for (size_t k = 0; k < json_array_size(src); k++) {
+		json_t *s = json_array_get(src, k);
+		json_t *sh = json_object_get(s, "share");
+		sb_printf(&b, "%s %.6g\n", jstr(s, "name"),
+			  json_is_number(sh) ? json_number_value(sh) : 0.0);
+	}
+	sb_printf(&b, "EOD\nset multiplot layout 1,2\n"
+		      "set style data histograms\n"
+		      "set style histogram clustered gap 1\n"
+		      "set style fill solid 0.8 border -1\n"
+		      "set yrange [0:*]\n");
+	if (json_array_size(sg))
+		sb_printf(&b, "set title 'Goodput per station (Mbit/s)'\n"
+			      "plot $g using 2:xtic(1) title 'up', "
+			      "'' using 3 title 'down'\n");
+	if (json_array_size(src))
+		sb_printf(&b, "set title 'Airtime share per station'\n"
+			      "set yrange [0:1]\n"
+			      "plot $a using 2:xtic(1) title 'share'\n");
+	sb_printf(&b, "unset multiplot\n");
+	snprintf(png, sizeof(png), "r%d-stations.png", i);
+	rc = gnuplot(out, b.s, png, err);
+	free(b.s);
+	return rc;
+}
+
+/* Flent's own plot of its file: the suite's default view. */
+static int plot_flent(const char *out, int i, struct rrun *r,
+		      struct al_err *err)
+{
+	const struct suite *s = r->suite ? suite_find(r->suite, NULL) : NULL;
+	char in[4400], png[4200], log[4200];
+	int rc;
+
+	if (!r->flent)
+		return 1;
+	snprintf(in, sizeof(in), "%s/%s", r->dir, r->flent);
+	snprintf(png, sizeof(png), "%s/r%d-series.png", out, i);
+	snprintf(log, sizeof(log), "%s/report.log", out);
+	rc = run_tool((char *const[]){"flent", "-i", in, "-p",
+				      (char *)(s ? s->plot : "totals"), "-o",
+				      png, NULL},
+		      log);
+	if (rc)
+		return al_errf(err, "flent could not plot %s (exit %d, see %s)",
+			       in, rc, log);
+	return 0;
+}
+
+/* Box plots of one metric's samples, one box per run. */
+static int plot_boxes(const char *out, struct rrun *runs, size_t n, int lat,
+		      struct al_err *err)
+{
+	struct sbuf b = {0};
+	int rc, any = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct cmp_samples *s = lat ? &runs[i].lat : &runs[i].gp;
+
+		sb_printf(&b, "$d%zu << EOD\n", i);
+		for (size_t k = 0; k < s->n; k++)
+			sb_printf(&b, "%.6g\n", s->v[k]);
+		if (!s->n)
+			sb_printf(&b, "NaN\n");
+		any |= s->n > 0;
+		sb_printf(&b, "EOD\n");
+	}
+	if (!any) {
+		free(b.s);
+		return 1;
+	}
+	sb_printf(&b,
+		  "set title '%s'\nset style data boxplot\n"
+		  "set style fill solid 0.4 border -1\nset key off\n"
+		  "set xtics (",
+		  lat ? "Latency under load (ms)" : "Total goodput (Mbit/s)");
+	for (size_t i = 0; i < n; i++)
+		sb_printf(&b, "%s\"%c: %s\" %zu", i ? ", " : "",
+			  (int)('A' + i % 26),
+			  runs[i].variant ? runs[i].variant : "?", i + 1);
+	sb_printf(&b, ")\nset xrange [0.5:%zu.5]\n%splot ", n,
+		  lat ? "set logscale y\n" : "");
+	for (size_t i = 0; i < n; i++)
+		sb_printf(&b, "%s$d%zu using (%zu):1", i ? ", " : "", i, i + 1);
+	sb_printf(&b, "\n");
+	rc =
+	    gnuplot(out, b.s, lat ? "box-latency.png" : "box-goodput.png", err);
+	free(b.s);
+	return rc;
+}
+
+static void summary_table(FILE *f, json_t *sum)
+{
+	static const struct {
+		const char *key, *label, *fmt;
+	} rows[] = {
+	    {"latency_median_ms", "latency under load, median (ms)", "%.2f"},
+	    {"latency_p90_ms", "latency under load, p90 (ms)", "%.2f"},
+	    {"latency_p99_ms", "latency under load, p99 (ms)", "%.2f"},
+	    {"up_mbps", "goodput up (Mbit/s)", "%.2f"},
+	    {"down_mbps", "goodput down (Mbit/s)", "%.2f"},
+	    {"up_jain", "Jain's index up", "%.3f"},
+	    {"down_jain", "Jain's index down", "%.3f"},
+	    {"flows", "bulk flows", "%.0f"},
+	    {"flows_started_2s", "flows going within 2 s", "%.0f"},
+	};
+
+	fputs("<table><tr><th>figure</th><th>value</th></tr>\n", f);
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		json_t *v = json_object_get(sum, rows[k].key);
+
+		if (!json_is_number(v))
+			continue;
+		fprintf(f, "<tr><td>%s</td><td>", rows[k].label);
+		fprintf(f, rows[k].fmt, json_number_value(v));
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void compare_table(FILE *f, struct rrun *runs, size_t n)
+{
+	size_t nm;
+	const struct cmp_metric *ms = cmp_metrics(&nm);
+
+	fputs("<table><tr><th>run</th><th>metric</th><th>A median</th>"
+	      "<th>median</th><th>change</th><th>95% CI</th><th>p "
+	      "(Mann-Whitney)</th><th>verdict</th></tr>\n",
+	      f);
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = 0; k < nm; k++) {
+			struct cmp_samples a, b;
+			struct cmp_result r;
+			struct al_err e;
+
+			if (strcmp(ms[k].name, "latency") &&
+			    strcmp(ms[k].name, "goodput"))
+				continue;
+			if (cmp_load(runs[0].dir, &ms[k], &a, &e) < 0)
+				continue;
+			if (cmp_load(runs[i].dir, &ms[k], &b, &e) < 0) {
+				cmp_samples_free(&a);
+				continue;
+			}
+			cmp_compare(&a, &b, &ms[k], ms[k].threshold, 1, &r);
+			cmp_samples_free(&a);
+			cmp_samples_free(&b);
+			fprintf(f, "<tr><td>%c</td><td>%s (%s)</td>",
+				(int)('A' + i % 26), ms[k].name, ms[k].units);
+			if (r.verdict == CMP_NODATA) {
+				fputs("<td colspan=5>too few samples</td>"
+				      "<td>no data</td></tr>\n",
+				      f);
+				continue;
+			}
+			fprintf(f,
+				"<td>%.2f</td><td>%.2f</td><td>%+.1f%%</td>"
+				"<td>%+.1f%% .. %+.1f%%</td><td>%.3g</td>"
+				"<td class=%s>%s</td></tr>\n",
+				r.a_median, r.b_median, 100 * r.change,
+				100 * r.ci_lo, 100 * r.ci_hi, r.p_mann_whitney,
+				r.verdict == CMP_WORSE	  ? "worse"
+				: r.verdict == CMP_BETTER ? "better"
+							  : "same",
+				cmp_verdict_name(r.verdict));
+		}
+	fputs("</table>\n", f);
+}
+
+static void img(FILE *f, const char *out, const char *name, const char *alt)
+{
+	char path[4200];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%s", out, name);
+	if (stat(path, &sb) == 0)
+		fprintf(f, "<img src=\"%s\" alt=\"%s\">\n", name, alt);
+}
+
+static void free_runs(struct rrun *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		json_decref(runs[i].rj);
+		cmp_samples_free(&runs[i].lat);
+		cmp_samples_free(&runs[i].gp);
+	}
+	free(runs);
+}
+
+int report_write(const char *const *run_dirs, size_t n, const char *out_dir,
+		 struct al_err *err)
+{
+	struct rrun *runs = calloc(n ? n : 1, sizeof(*runs));
+	char path[4200], tmp[4300];
+	int images = 0, failed = 0;
+	struct al_err first = {""};
+	FILE *f;
+
+	if (!runs)
+		return al_errf(err, "out of memory");
+	if (mkdir(out_dir, 0755) < 0 && errno != EEXIST) {
+		free(runs);
+		return al_errf(err, "cannot create %s: %s", out_dir,
+			       strerror(errno));
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rrun *r = &runs[i];
+		json_error_t jerr;
+		struct al_err e;
+
+		snprintf(r->dir, sizeof(r->dir), "%s", run_dirs[i]);
+		snprintf(path, sizeof(path), "%s/run.json", r->dir);
+		if (!(r->rj = json_load_file(path, 0, &jerr))) {
+			al_errf(err, "%s:%d: %s", path, jerr.line, jerr.text);
+			free_runs(runs, n);
+			return -1;
+		}
+		r->id = jstr(r->rj, "id");
+		r->suite = jstr(r->rj, "suite");
+		r->variant = jstr(r->rj, "variant");
+		r->status = jstr(r->rj, "status");
+		r->flent = jstr(r->rj, "flent_file");
+		/* A run without samples (failed) still gets its section. */
+		if (r->flent) {
+			cmp_load(r->dir, cmp_metric_find("latency"), &r->lat,
+				 &e);
+			cmp_load(r->dir, cmp_metric_find("goodput"), &r->gp,
+				 &e);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		int (*plots[])(const char *, int, struct rrun *,
+			       struct al_err *) = {plot_flent, plot_cdf,
+						   plot_stations};
+
+		fprintf(stderr, "report: %s (%zu of %zu)\n",
+			runs[i].id ? runs[i].id : runs[i].dir, i + 1, n);
+		for (size_t k = 0; k < 3; k++) {
+			struct al_err e;
+			int rc = plots[k](out_dir, (int)i, &runs[i], &e);
+
+			if (rc == 0)
+				images++;
+			else if (rc < 0 && !failed++)
+				first = e;
+		}
+	}
+	if (n > 1)
+		for (int lat = 1; lat >= 0; lat--) {
+			struct al_err e;
+			int rc = plot_boxes(out_dir, runs, n, lat, &e);
+
+			if (rc == 0)
+				images++;
+			else if (rc < 0 && !failed++)
+				first = e;
+		}
+
+	/* Written aside and renamed: a reader never sees half a page. */
+	snprintf(path, sizeof(path), "%s/index.html", out_dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (!(f = fopen(tmp, "w"))) {
+		free_runs(runs, n);
+		return al_errf(err, "cannot write %s: %s", tmp,
+			       strerror(errno));
+	}
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
+	      "<title>airlab report</title>\n<style>\n"
+	      "body{font-family:sans-serif;margin:2em;max-width:1700px}\n"
+	      "table{border-collapse:collapse;margin:1em 0}\n"
+	      "td,th{border:1px solid #bbb;padding:.25em .6em;"
+	      "text-align:right}\n"
+	      "img{max-width:48%;margin:.3em;border:1px solid #ddd}\n"
+	      ".worse{background:#f6c5c5}.better{background:#c9efc9}\n"
+	      "</style></head><body>\n<h1>airlab report</h1>\n",
+	      f);
+	if (n > 1) {
+		fputs("<h2>Comparison (each run against A)</h2>\n", f);
+		compare_table(f, runs, n);
+		img(f, out_dir, "box-latency.png", "latency box plot");
+		img(f, out_dir, "box-goodput.png", "goodput box plot");
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rrun *r = &runs[i];
+		char name[64];
+
+		fprintf(f, "<h2>%c: ", (int)('A' + i % 26));
+		html_text(f, r->id);
+		fputs("</h2>\n<p>suite ", f);
+		html_text(f, r->suite);
+		fputs(", variant ", f);
+		html_text(f, r->variant);
+		fputs(", kernel ", f);
+		html_text(f, jstr(r->rj, "kernel"));
+		fputs(", status <b>", f);
+		html_text(f, r->status);
+		fputs("</b>", f);
+		if (jstr(r->rj, "reasons") && *jstr(r->rj, "reasons")) {
+			fputs(": ", f);
+			html_text(f, jstr(r->rj, "reasons"));
+		}
+		fputs("</p>\n", f);
+		summary_table(f, json_object_get(r->rj, "summary"));
+		snprintf(name, sizeof(name), "r%zu-series.png", i);
+		img(f, out_dir, name, "time series (Flent)");
+		snprintf(name, sizeof(name), "r%zu-cdf.png", i);
+		img(f, out_dir, name, "latency CDF");
+		snprintf(name, sizeof(name), "r%zu-stations.png", i);
+		img(f, out_dir, name, "per-station goodput and airtime");
+	}
+	fputs("</body></html>\n", f);
+	if (fclose(f) != 0 || rename(tmp, path) < 0) {
+		unlink(tmp);
+		free_runs(runs, n);
+		return al_errf(err, "cannot write %s: %s", path,
+			       strerror(errno));
+	}
+	free_runs(runs, n);
+	if (failed) {
+		*err = first;
+		return -1;
+	}
+	return images;
+}
