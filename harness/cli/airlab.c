@@ -35,6 +35,9 @@ static const struct subcommand subcommands[] = {
      "compare two runs per metric: change, 95% CI, verdict (exit 1: worse)"},
     {"report", cmd_report, "RUN... [-o DIR] [--out RESULTS]",
      "static HTML report of runs: time series, CDF, stations, comparison"},
+    {"nightly", cmd_nightly, "PLAN.yaml [--out RESULTS]",
+     "run a nightly plan, compare with the last good night, report "
+     "(exit 1: regressed, 2: lab failed)"},
     {"reindex", cmd_reindex, "[--out DIR]",
      "rebuild results/airlab.db from the run directories"},
     {"atten", cmd_atten, "set PATH DB | get [PATH]",

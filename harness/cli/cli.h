@@ -73,6 +73,18 @@ int cli_parse_rest(const char *cmd, int argc, char **argv, struct cli_opts *o,
 /* The results directory: value when given, else ROOT/results. */
 const char *cli_results_dir(const struct cli_opts *o, const char *value,
 			    char *buf, size_t len);
+/* One suite run on the cell o names, what `airlab run` does after its
+ * arguments: the cell brought up (reused when it already runs the
+ * variant), the run written to out_dir (NULL: ROOT/results) and indexed.
+ * Returns the exit status (0 complete, 3 partial, 2 bad input, 1 failed);
+ * lab_failed says the lab, not the run, failed. */
+struct suite_params;
+struct cli_run_result {
+	char id[256], dir[4600];
+	int exit_code, lab_failed;
+};
+int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
+		  const char *out_dir, int wait_s, struct cli_run_result *out);
 /* Reports an error line on stderr and returns the exit status to use. */
 int cli_fail(const struct al_err *err);
 /* The same, for functions that return -1 on failure. */
@@ -90,6 +102,7 @@ int cmd_runs(int argc, char **argv, struct cli_opts *o);
 int cmd_reindex(int argc, char **argv, struct cli_opts *o);
 int cmd_compare(int argc, char **argv, struct cli_opts *o);
 int cmd_report(int argc, char **argv, struct cli_opts *o);
+int cmd_nightly(int argc, char **argv, struct cli_opts *o);
 int cmd_atten(int argc, char **argv, struct cli_opts *o);
 int cmd_medium(int argc, char **argv, struct cli_opts *o);
 

@@ -419,9 +419,9 @@ static void reap_agents(struct suite_agent *server, struct suite_agent *sta,
 		waitpid(pids[i], NULL, 0);
 }
 
-int cmd_run(int argc, char **argv, struct cli_opts *o)
+int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
+		  const char *out_dir, int wait_s, struct cli_run_result *out)
 {
-	struct run_args a = {.wait_s = 60};
 	const char *names[TOPO_MAX_STATIONS];
 	static struct suite_agent sta[TOPO_MAX_STATIONS];
 	pid_t pids[TOPO_MAX_STATIONS + 1];
@@ -438,10 +438,10 @@ int cmd_run(int argc, char **argv, struct cli_opts *o)
 	char out_default[4200], id[256], dir[4500], fname[512], fpath[5100];
 	int rc, nagents, exit_code = 1;
 
-	if ((rc = parse_args(argc, argv, o, &a)) >= 0)
-		return rc;
+	memset(out, 0, sizeof(*out));
+	out->exit_code = 2;
 	/* Everything the user gave is checked before anything starts. */
-	if (!(s = suite_find(a.suite, &err))) {
+	if (!(s = suite_find(suite, &err))) {
 		fprintf(stderr, "airlab run: %s\n", err.msg);
 		return 2;
 	}
@@ -449,26 +449,33 @@ int cmd_run(int argc, char **argv, struct cli_opts *o)
 		return 2;
 	for (int i = 0; i < c.topo.nstations; i++)
 		names[i] = c.topo.stations[i].name;
-	a.p.stations = names;
-	a.p.n_stations = (size_t)c.topo.nstations;
-	if (suite_expand(s, &a.p, &plan, &err) < 0) {
+	p->stations = names;
+	p->n_stations = (size_t)c.topo.nstations;
+	if (suite_expand(s, p, &plan, &err) < 0) {
 		fprintf(stderr, "airlab run: %s\n", err.msg);
 		cell_free(&c);
 		return 2;
 	}
-	if (!a.out_dir) {
+	if (!out_dir) {
 		snprintf(out_default, sizeof(out_default), "%s/results",
 			 o->root);
-		a.out_dir = out_default;
+		out_dir = out_default;
 	}
+	out->exit_code = 1;
+	/* The lab itself failing (no DUT, no boot, stations that do not
+	 * associate) is told apart from a run that went wrong. */
+	out->lab_failed = 1;
 	if (cli_dut_open(&d, &c.lab, c.ap_host->name) < 0)
 		goto out_plan;
 	signal(SIGPIPE, SIG_IGN);
-	if (cli_cell_up(&c, &d, a.wait_s, true, &st) < 0)
+	if (cli_cell_up(&c, &d, wait_s, true, &st) < 0)
 		goto out_dut;
-	if (make_run_dir(a.out_dir, s->name, c.variant.name, id, sizeof(id),
-			 dir, sizeof(dir)) < 0)
+	out->lab_failed = 0;
+	if (make_run_dir(out_dir, s->name, c.variant.name, id, sizeof(id), dir,
+			 sizeof(dir)) < 0)
 		goto out_dut;
+	snprintf(out->id, sizeof(out->id), "%s", id);
+	snprintf(out->dir, sizeof(out->dir), "%s", dir);
 	rec.id = id;
 	rec.plan = &plan;
 	rec.start = unix_now();
@@ -534,7 +541,7 @@ int cmd_run(int argc, char **argv, struct cli_opts *o)
 
 		/* The run directory is the truth; an index that cannot take
 		 * it is rebuilt later (airlab reindex), the run stays. */
-		if (store_open(&db, a.out_dir, &err) < 0 ||
+		if (store_open(&db, out_dir, &err) < 0 ||
 		    store_add_run(db, dir, &err) < 0)
 			fprintf(stderr,
 				"airlab run: %s (the run is kept in %s; "
@@ -550,7 +557,19 @@ out_dut:
 out_plan:
 	suite_plan_free(&plan);
 	cell_free(&c);
+	out->exit_code = exit_code;
 	return exit_code;
+}
+
+int cmd_run(int argc, char **argv, struct cli_opts *o)
+{
+	struct run_args a = {.wait_s = 60};
+	struct cli_run_result r;
+	int rc;
+
+	if ((rc = parse_args(argc, argv, o, &a)) >= 0)
+		return rc;
+	return cli_run_suite(o, a.suite, &a.p, a.out_dir, a.wait_s, &r);
 }
 
 int cmd_suites(int argc, char **argv, struct cli_opts *o)

@@ -125,6 +125,43 @@ check "report: index.html and every image on it is a PNG" report_ok
 check "report: the comparison table says rrul's latency is worse" \
 	grep -q '<td class=worse>worse</td>' "$work/report/index.html"
 
+# -- nightly: a one-run plan twice; the second night compares with the first
+nres=$work/nightly-results
+cat >"$work/plan.yaml" <<EOF
+name: it-nightly
+variants: [mac80211-6.12]
+suites: [{name: ping, length: 3}]
+thresholds: {latency: 0.5}
+EOF
+al nightly "$work/plan.yaml" --out "$nres" >"$work/n1.out" 2>"$work/n1.err"
+rc=$?
+cat "$work/n1.out"
+n1=$(ls -d "$nres"/nightly/* | head -1)
+check "nightly, first night: exit 0, no baseline yet" \
+	bash -c '[ "$1" -eq 0 ] && grep -q "no baseline yet" "$2"' _ $rc "$work/n1.out"
+check "nightly: progress on stderr" grep -q '^nightly: \[1/1\] ping on mac80211-6.12' "$work/n1.err"
+check "nightly: summary.json, junit.xml (valid XML, one test case) and the report" \
+	python3 -c "
+import json, sys, xml.dom.minidom as m
+s = json.load(open('$n1/summary.json'))
+j = m.parse('$n1/junit.xml').getElementsByTagName('testcase')
+sys.exit(not (s['status'] == 'ok' and len(s['runs']) == 1 and len(j) == 1 and
+              open(s['report']).read().startswith('<!DOCTYPE html>')))"
+al nightly "$work/plan.yaml" --out "$nres" >"$work/n2.out" 2>&1
+rc=$?
+n2=$(ls -d "$nres"/nightly/* | tail -1)
+first=$(python3 -c "import json; print(json.load(open('$n1/summary.json'))['runs'][0]['id'])")
+check "nightly, second night: compared with the first night's run (exit $rc)" \
+	python3 -c "
+import json, sys
+r = json.load(open('$n2/summary.json'))['runs'][0]
+sys.exit(not (r['baseline'] == '$first' and r['comparisons'] and $rc in (0, 1)))"
+printf 'name: bad\nvariants: [mac80211-6.12]\nsuites: [{name: rrul2}]\n' >"$work/bad-plan.yaml"
+out=$(al nightly "$work/bad-plan.yaml" --out "$nres" 2>&1)
+rc=$?
+check "nightly: a bad plan is refused with file:line before anything runs (exit 2)" \
+	bash -c '[ "$1" -eq 2 ] && grep -q "bad-plan.yaml:3: .*unknown suite .rrul2." <<<"$2"' _ $rc "$out"
+
 out=$(al compare "$ping1" "$ping2" --metric jitter --out "$res" 2>&1)
 rc=$?
 check "compare: an unknown metric is refused, the known ones listed (exit 2)" \
