@@ -33,7 +33,7 @@ static const struct subcommand subcommands[] = {
      "RUN_A RUN_B | --baseline last-good RUN [--metric M] [--threshold X] "
      "[--out DIR]",
      "compare two runs per metric: change, 95% CI, verdict (exit 1: worse)"},
-    {"report", cmd_report, "RUN... [-o DIR] [--out RESULTS]",
+    {"report", cmd_report, "RUN... | --nightly DATE [-o DIR] [--out RESULTS]",
      "static HTML report of runs: time series, CDF, stations, comparison"},
     {"nightly", cmd_nightly, "PLAN.yaml [--out RESULTS]",
      "run a nightly plan, compare with the last good night, report "

@@ -19,6 +19,7 @@
 #include "../results/report.h"
 #include "../results/store.h"
 #include "../suites/suites.h"
+#include "../util/markup.h"
 
 #define MAX_RUNS 256
 
@@ -29,27 +30,6 @@ struct night_run {
 	const char *metric[8];
 	int nr, worse;
 };
-
-static void xml_text(FILE *f, const char *s)
-{
-	for (; s && *s; s++)
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-}
 
 static json_t *num(double v)
 {
@@ -194,25 +174,25 @@ static int write_junit(const char *night, const struct night_run *runs, int n,
 		fputs("  <testcase classname=\"lab\" name=\"bring-up\">"
 		      "<error message=\"",
 		      f);
-		xml_text(f, why);
+		markup_text(f, why);
 		fputs("\"/></testcase>\n", f);
 	}
 	for (int i = 0; i < n; i++) {
 		const struct night_run *r = &runs[i];
 
 		fputs("  <testcase classname=\"", f);
-		xml_text(f, r->suite);
+		markup_text(f, r->suite);
 		fputc('.', f);
-		xml_text(f, r->variant);
+		markup_text(f, r->variant);
 		fputs("\" name=\"", f);
-		xml_text(f, r->id[0] ? r->id : "not run");
+		markup_text(f, r->id[0] ? r->id : "not run");
 		fputs("\">", f);
 		if (r->exit_code != 0)
 			fprintf(f, "<failure message=\"run %s\"/>",
 				run_status(r));
 		else if (r->worse) {
 			fputs("<failure message=\"worse than ", f);
-			xml_text(f, r->base);
+			markup_text(f, r->base);
 			fputs(":", f);
 			for (int k = 0; k < r->nr; k++)
 				if (r->r[k].verdict == CMP_WORSE)
@@ -262,7 +242,7 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 	static struct plan p;
 	static struct night_run runs[MAX_RUNS];
 	char buf[4200], night[4500], report[4600], why[1200] = "", stamp[32];
-	const char *results, *rdirs[MAX_RUNS];
+	const char *results;
 	struct al_err err;
 	int n = 0, total, lab_failed = 0, regressed = 0, incomplete = 0;
 	double t_start;
@@ -357,16 +337,17 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 			}
 	}
 	compare_night(results, &p, runs, n, stamp);
-	int nd = 0;
-
-	for (int i = 0; i < n; i++)
-		if (runs[i].dir[0])
-			rdirs[nd++] = runs[i].dir;
 	snprintf(report, sizeof(report), "%s/report", night);
-	if (nd && report_write(rdirs, (size_t)nd, report, &err) < 0)
+	/* summary.json first: the report reads the night from it. */
+	{
+		char page[4700];
+
+		snprintf(page, sizeof(page), "%s/index.html", report);
+		write_summary(night, &p, runs, n, page, lab_failed, why);
+	}
+	if (n && report_nightly(results, night, report, &err) < 0)
 		fprintf(stderr, "nightly: report: %s\n", err.msg);
 	strncat(report, "/index.html", sizeof(report) - strlen(report) - 1);
-	write_summary(night, &p, runs, n, report, lab_failed, why);
 	write_junit(night, runs, n, lab_failed, why);
 
 	printf("\nnightly %s: %s\n", p.name, night);

@@ -1,5 +1,6 @@
 /* airlab report RUN... [-o DIR]: a static HTML page of the runs (see
- * harness/results/report.h); RUN is a run id under the results directory
+ * harness/results/report.h), or of a night (--nightly 2026-12-04, with
+ * the trends); RUN is a run id under the results directory
  * or a run directory. Default DIR: results/reports/<UTC time>. */
 #include "cli.h"
 
@@ -14,10 +15,12 @@
 
 int cmd_report(int argc, char **argv, struct cli_opts *o)
 {
-	const char *out = NULL, *res = NULL;
+	const char *out = NULL, *res = NULL, *night = NULL;
 	const char *pos[MAX_RUNS + 1] = {NULL};
-	const struct cli_flag flags[] = {
-	    {"-o", &out, NULL}, {"--out", &res, NULL}, {NULL, NULL, NULL}};
+	const struct cli_flag flags[] = {{"-o", &out, NULL},
+					 {"--out", &res, NULL},
+					 {"--nightly", &night, NULL},
+					 {NULL, NULL, NULL}};
 	static char dirs[MAX_RUNS][4600];
 	const char *list[MAX_RUNS];
 	char buf[4200], def[4400], stamp[32];
@@ -30,7 +33,12 @@ int cmd_report(int argc, char **argv, struct cli_opts *o)
 		return rc;
 	while (n <= MAX_RUNS && pos[n])
 		n++;
-	if (n == 0 || n > MAX_RUNS) {
+	if (night && n) {
+		fprintf(stderr, "airlab report: --nightly DATE takes no runs "
+				"(the night's summary.json names them)\n");
+		return 2;
+	}
+	if (!night && (n == 0 || n > MAX_RUNS)) {
 		fprintf(stderr, "airlab report: give 1 to %d runs\n", MAX_RUNS);
 		cli_usage(stderr, "report");
 		return 2;
@@ -67,7 +75,20 @@ int cmd_report(int argc, char **argv, struct cli_opts *o)
 		snprintf(def, sizeof(def), "%s/reports/%s", results, stamp);
 		out = def;
 	}
-	rc = report_write(list, n, out, &err);
+	if (night) {
+		char nd[4600];
+		struct stat sb;
+
+		snprintf(nd, sizeof(nd), "%s/nightly/%s", results, night);
+		if (stat(nd, &sb) < 0) {
+			fprintf(stderr, "airlab report: no night %s (%s: %s)\n",
+				night, nd, strerror(errno));
+			return 2;
+		}
+		rc = report_nightly(results, nd, out, &err);
+	} else {
+		rc = report_write(list, n, out, &err);
+	}
 	if (rc < 0)
 		fprintf(stderr, "airlab report: %s\n", err.msg);
 	printf("report: %s/index.html (%d image%s)\n", out, rc < 0 ? 0 : rc,

@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -13,6 +14,8 @@
 #include <unistd.h>
 
 #include "../suites/suites.h"
+#include "../util/markup.h"
+#include "store.h"
 #include "compare.h"
 
 struct rrun {
@@ -113,27 +116,6 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 		b->s = ns;
 		b->cap = nc;
 	}
-}
-
-static void html_text(FILE *f, const char *s)
-{
-	for (; s && *s; s++)
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -386,12 +368,14 @@ static void free_runs(struct rrun *runs, size_t n)
 	free(runs);
 }
 
-int report_write(const char *const *run_dirs, size_t n, const char *out_dir,
-		 struct al_err *err)
+/* The page; extra (may be NULL) goes before the comparison. */
+static int write_page(const char *const *run_dirs, size_t n,
+		      const char *out_dir, const char *extra, int extra_images,
+		      struct al_err *err)
 {
 	struct rrun *runs = calloc(n ? n : 1, sizeof(*runs));
 	char path[4200], tmp[4300];
-	int images = 0, failed = 0;
+	int images = extra_images, failed = 0;
 	struct al_err first = {""};
 	FILE *f;
 
@@ -473,6 +457,8 @@ int report_write(const char *const *run_dirs, size_t n, const char *out_dir,
 	      ".worse{background:#f6c5c5}.better{background:#c9efc9}\n"
 	      "</style></head><body>\n<h1>airlab report</h1>\n",
 	      f);
+	if (extra)
+		fputs(extra, f);
 	if (n > 1) {
 		fputs("<h2>Comparison (each run against A)</h2>\n", f);
 		compare_table(f, runs, n);
@@ -484,19 +470,19 @@ int report_write(const char *const *run_dirs, size_t n, const char *out_dir,
 		char name[64];
 
 		fprintf(f, "<h2>%c: ", (int)('A' + i % 26));
-		html_text(f, r->id);
+		markup_text(f, r->id);
 		fputs("</h2>\n<p>suite ", f);
-		html_text(f, r->suite);
+		markup_text(f, r->suite);
 		fputs(", variant ", f);
-		html_text(f, r->variant);
+		markup_text(f, r->variant);
 		fputs(", kernel ", f);
-		html_text(f, jstr(r->rj, "kernel"));
+		markup_text(f, jstr(r->rj, "kernel"));
 		fputs(", status <b>", f);
-		html_text(f, r->status);
+		markup_text(f, r->status);
 		fputs("</b>", f);
 		if (jstr(r->rj, "reasons") && *jstr(r->rj, "reasons")) {
 			fputs(": ", f);
-			html_text(f, jstr(r->rj, "reasons"));
+			markup_text(f, jstr(r->rj, "reasons"));
 		}
 		fputs("</p>\n", f);
 		summary_table(f, json_object_get(r->rj, "summary"));
@@ -520,4 +506,221 @@ int report_write(const char *const *run_dirs, size_t n, const char *out_dir,
 		return -1;
 	}
 	return images;
+}
+
+int report_write(const char *const *run_dirs, size_t n, const char *out_dir,
+		 struct al_err *err)
+{
+	return write_page(run_dirs, n, out_dir, NULL, 0, err);
+}
+
+/* ---- nightly: trends over the last nights --------------------------- */
+
+#define TREND_NIGHTS 30
+
+struct trend_ctx {
+	struct sbuf *data;
+	const struct regressed *reg;
+	int n;
+	char labels[TREND_NIGHTS][16];
+};
+
+/* Run ids a night's summary.json marked regressed, over all nights. */
+struct regressed {
+	char (*id)[256];
+	size_t n, cap;
+};
+
+static void collect_regressed(const char *results, struct regressed *r)
+{
+	char pat[4200], path[4600];
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(pat, sizeof(pat), "%s/nightly", results);
+	if (!(d = opendir(pat)))
+		return;
+	while ((e = readdir(d))) {
+		json_t *root, *runs;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/summary.json", pat,
+			 e->d_name);
+		if (!(root = json_load_file(path, 0, NULL)))
+			continue;
+		runs = json_object_get(root, "runs");
+		for (size_t i = 0; i < json_array_size(runs); i++) {
+			json_t *x = json_array_get(runs, i);
+			const char *id = jstr(x, "id");
+
+			if (!id ||
+			    !json_is_true(json_object_get(x, "regressed")))
+				continue;
+			if (r->n == r->cap) {
+				size_t nc = r->cap ? r->cap * 2 : 16;
+				void *ni = realloc(r->id, nc * sizeof(*r->id));
+
+				if (!ni)
+					break;
+				r->id = ni;
+				r->cap = nc;
+			}
+			snprintf(r->id[r->n++], sizeof(r->id[0]), "%s", id);
+		}
+		json_decref(root);
+	}
+	closedir(d);
+}
+
+static int is_regressed(const struct regressed *r, const char *id)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->id[i], id))
+			return 1;
+	return 0;
+}
+
+static int trend_point(void *ctx, const struct store_run *run)
+{
+	struct trend_ctx *t = ctx;
+
+	if (t->n >= TREND_NIGHTS)
+		return 1;
+	/* x: the night's index; its date (MM-DD) labels it */
+	snprintf(t->labels[t->n], sizeof(t->labels[0]), "%.5s",
+		 strlen(run->start) >= 10 ? run->start + 5 : "?");
+	sb_printf(t->data, "%d %.6g %.6g %.6g %d\n", t->n, run->lat_median_ms,
+		  run->lat_p99_ms,
+		  (isnan(run->up_mbps) ? 0 : run->up_mbps) +
+		      (isnan(run->down_mbps) ? 0 : run->down_mbps),
+		  is_regressed(t->reg, run->id));
+	t->n++;
+	return 0;
+}
+
+static int plot_trend(const char *out, int k, struct store *db,
+		      const char *suite, const char *variant,
+		      const struct regressed *reg, struct al_err *err)
+{
+	struct sbuf data = {0}, b = {0};
+	struct trend_ctx t = {&data, reg, 0, {{0}}};
+	struct store_query q = {
+	    .suite = suite, .variant = variant, .last = TREND_NIGHTS};
+	char png[64];
+	int rc;
+
+	if (store_runs(db, &q, trend_point, &t, err) < 0)
+		return -1;
+	if (t.n == 0) {
+		free(data.s);
+		return 1;
+	}
+	sb_printf(&b, "$d << EOD\n%sEOD\n", data.s);
+	sb_printf(&b,
+		  "set title '%s on %s: the last %d runs (red: regressed)'\n"
+		  "set ylabel 'latency under load (ms)'\n"
+		  "set y2label 'goodput (Mbit/s)'\nset ytics nomirror\n"
+		  "set y2tics\nset yrange [0:*]\nset y2range [0:*]\n"
+		  "set key outside bottom center horizontal\nset xtics (",
+		  suite, variant, t.n);
+	for (int i = 0; i < t.n; i++)
+		sb_printf(&b, "%s\"%s\" %d", i ? ", " : "", t.labels[i], i);
+	sb_printf(&b,
+		  ") rotate by -45\nset xrange [-0.5:%d.5]\n"
+		  "plot $d using 1:2 with linespoints lw 2 title 'median',"
+		  " $d using 1:3 with linespoints dt 2 title 'p99',"
+		  " $d using 1:4 axes x1y2 with linespoints title "
+		  "'goodput',"
+		  " $d using 1:($5 > 0 ? $2 : 1/0) with points pt 7 ps 2 "
+		  "lc rgb 'red' title 'regressed'\n",
+		  t.n - 1);
+	snprintf(png, sizeof(png), "trend-%d.png", k);
+	rc = gnuplot(out, b.s, png, err);
+	free(data.s);
+	free(b.s);
+	return rc;
+}
+
+int report_nightly(const char *results_dir, const char *night_dir,
+		   const char *out_dir, struct al_err *err)
+{
+	char path[4400];
+	json_t *root, *runs;
+	const char **dirs;
+	char(*dbuf)[4600];
+	struct regressed reg = {0};
+	struct sbuf html = {0};
+	struct store *db;
+	int trends = 0, rc;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/summary.json", night_dir);
+	{
+		json_error_t jerr;
+
+		if (!(root = json_load_file(path, 0, &jerr)))
+			return al_errf(err, "%s:%d: %s", path, jerr.line,
+				       jerr.text);
+	}
+	runs = json_object_get(root, "runs");
+	dirs = calloc(json_array_size(runs) + 1, sizeof(*dirs));
+	dbuf = calloc(json_array_size(runs) + 1, sizeof(*dbuf));
+	if (!dirs || !dbuf || (mkdir(out_dir, 0755) < 0 && errno != EEXIST)) {
+		free(dirs);
+		free(dbuf);
+		json_decref(root);
+		return al_errf(err, "cannot create %s: %s", out_dir,
+			       strerror(errno));
+	}
+	for (size_t i = 0; i < json_array_size(runs); i++) {
+		const char *id = jstr(json_array_get(runs, i), "id");
+
+		if (!id || !id[0])
+			continue;
+		snprintf(dbuf[n], sizeof(dbuf[0]), "%s/%s", results_dir, id);
+		dirs[n] = dbuf[n];
+		n++;
+	}
+	collect_regressed(results_dir, &reg);
+	sb_printf(&html, "<h2>Nightly ");
+	if (store_open(&db, results_dir, err) == 0) {
+		sb_printf(&html, "trends</h2>\n");
+		for (size_t i = 0; i < json_array_size(runs); i++) {
+			json_t *x = json_array_get(runs, i);
+			const char *suite = jstr(x, "suite");
+			const char *variant = jstr(x, "variant");
+			int seen = 0;
+
+			/* One trend per suite and variant of the night. */
+			for (size_t j = 0; j < i; j++) {
+				json_t *y = json_array_get(runs, j);
+
+				seen |= suite && variant && jstr(y, "suite") &&
+					jstr(y, "variant") &&
+					!strcmp(suite, jstr(y, "suite")) &&
+					!strcmp(variant, jstr(y, "variant"));
+			}
+			if (seen || !suite || !variant)
+				continue;
+			if (plot_trend(out_dir, trends, db, suite, variant,
+				       &reg, err) == 0) {
+				sb_printf(&html,
+					  "<img src=\"trend-%d.png\" "
+					  "alt=\"trend\">\n",
+					  trends);
+				trends++;
+			}
+		}
+		store_close(db);
+	} else {
+		sb_printf(&html, "trends: none (%s)</h2>\n", err->msg);
+	}
+	rc = write_page(dirs, n, out_dir, html.s, trends, err);
+	free(html.s);
+	free(reg.id);
+	free(dirs);
+	free(dbuf);
+	json_decref(root);
+	return rc;
 }

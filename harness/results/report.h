@@ -18,4 +18,10 @@
 int report_write(const char *const *run_dirs, size_t n, const char *out_dir,
 		 struct al_err *err);
 
+/* The nightly page: the night's runs (night_dir/summary.json) as above,
+ * plus, per suite and variant of the night, its headline figures over the
+ * last 30 runs in the store with the regressed ones marked. */
+int report_nightly(const char *results_dir, const char *night_dir,
+		   const char *out_dir, struct al_err *err);
+
 #endif

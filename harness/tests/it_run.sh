@@ -156,6 +156,10 @@ check "nightly, second night: compared with the first night's run (exit $rc)" \
 import json, sys
 r = json.load(open('$n2/summary.json'))['runs'][0]
 sys.exit(not (r['baseline'] == '$first' and r['comparisons'] and $rc in (0, 1)))"
+al report --nightly "$(basename "$n2")" --out "$nres" -o "$work/nrep" >/dev/null 2>&1
+check "report --nightly: the night's page with a trend over both nights (a PNG)" \
+	bash -c 'grep -q "trend-0.png" "$1/index.html" &&
+		[ "$(head -c 4 "$1/trend-0.png" | od -An -tx1 | tr -d " \n")" = 89504e47 ]' _ "$work/nrep"
 printf 'name: bad\nvariants: [mac80211-6.12]\nsuites: [{name: rrul2}]\n' >"$work/bad-plan.yaml"
 out=$(al nightly "$work/bad-plan.yaml" --out "$nres" 2>&1)
 rc=$?
