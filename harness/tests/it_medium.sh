@@ -110,18 +110,27 @@ check "the AP's tx duration counter moved ($txdur us: airtime reported to mac802
 
 # -- attenuation steps: minstrel's rate and the goodput fall ----------------
 # sta1 (50 dB base loss, SNR 65 dB at 0) uploads 5 s per step after 2 s
-# omitted. Prints per step: attenuation, goodput (Mbit/s), the station's tx
-# bitrate as mac80211 reports it (Mb/s). At the top the TCG guest's CPU,
-# not the air, bounds goodput (about 20 Mbit/s), so the steps go where the
-# rate does.
+# omitted. Prints per step: attenuation, goodput (Mbit/s), and the tx
+# bitrate mac80211 reports for the station (Mb/s), the median of five
+# reads during the upload: one read is the last frame's rate, and at the
+# edge that is often one of minstrel's probes. At the top the TCG guest's
+# CPU, not the air, bounds goodput (about 20 Mbit/s), so the steps go where
+# the rate does.
 dsh '/usr/sbin/ip netns exec server iperf3 -s -D -p 5360' >/dev/null
 dsh 'IP=/usr/sbin/ip
 for a in 0 48 53 57 60 63; do
 	airlab-medium -C "set-atten path1 $a" >/dev/null
-	g=$($IP netns exec sta1 iperf3 -c 10.43.0.2 -p 5360 -t 5 -O 2 -f m 2>/dev/null |
-		sed -n "s/.* \([0-9.]*\) Mbits\/sec.*receiver/\1/p")
-	b=$($IP netns exec sta1 iw dev wlan0 station dump |
-		sed -n "s/^.*tx bitrate:[^0-9]*\([0-9.]*\) MBit.*/\1/p")
+	$IP netns exec sta1 iperf3 -c 10.43.0.2 -p 5360 -t 5 -O 2 -f m >/tmp/step.out 2>&1 &
+	sleep 2.5
+	: >/tmp/step.rates
+	for k in 1 2 3 4 5; do
+		$IP netns exec sta1 iw dev wlan0 station dump |
+			sed -n "s/^.*tx bitrate:[^0-9]*\([0-9.]*\) MBit.*/\1/p" >>/tmp/step.rates
+		sleep 0.8
+	done
+	wait
+	g=$(sed -n "s/.* \([0-9.]*\) Mbits\/sec.*receiver/\1/p" /tmp/step.out)
+	b=$(sort -g /tmp/step.rates | awk "{ v[NR] = \$1 } END { print (NR ? v[int((NR + 1) / 2)] : 0) }")
 	echo "$a ${g:-0} ${b:-0}"
 done
 airlab-medium -C "set-atten path1 0" >/dev/null' >"$work/steps"
