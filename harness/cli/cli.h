@@ -82,6 +82,7 @@ struct suite_params;
 struct cli_run_result {
 	char id[256], dir[4600];
 	int exit_code, lab_failed;
+	int stations, associated; /* when the cell came up */
 };
 int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 		  const char *out_dir, int wait_s, struct cli_run_result *out);

@@ -333,6 +333,16 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 						 "%s on %s (see above)",
 						 p.suites[s].name,
 						 p.variants[v]);
+				} else if (res.associated < res.stations) {
+					/* A night with stations missing
+					 * measures another cell. */
+					lab_failed = 1;
+					snprintf(why, sizeof(why),
+						 "%d of %d stations did not "
+						 "associate for %s on %s",
+						 res.stations - res.associated,
+						 res.stations, p.suites[s].name,
+						 p.variants[v]);
 				}
 			}
 	}

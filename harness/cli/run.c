@@ -471,6 +471,8 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 	if (cli_cell_up(&c, &d, wait_s, true, &st) < 0)
 		goto out_dut;
 	out->lab_failed = 0;
+	out->stations = st.n;
+	out->associated = st.nassoc;
 	if (make_run_dir(out_dir, s->name, c.variant.name, id, sizeof(id), dir,
 			 sizeof(dir)) < 0)
 		goto out_dut;
