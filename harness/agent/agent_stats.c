@@ -90,7 +90,7 @@ uint32_t probe_track_expire(struct probe_track *t, int64_t now_ns,
 	return n;
 }
 
-static int cmp_double(const void *a, const void *b)
+int stats_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -104,7 +104,7 @@ double stats_percentile(double *v, size_t n, double p)
 
 	if (n == 0)
 		return NAN;
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), stats_cmp_double);
 	if (p <= 0)
 		return v[0];
 	if (p >= 100)

@@ -43,6 +43,8 @@ probe_track_expire(struct probe_track *t, int64_t now_ns, int64_t timeout_ns,
 
 /* p-th percentile (0..100) of v[0..n) by linear interpolation between
  * closest ranks (numpy's default). Sorts v in place. NAN if n == 0. */
+/* qsort order of doubles, ascending. */
+int stats_cmp_double(const void *a, const void *b);
 double stats_percentile(double *v, size_t n, double p);
 /* Jain's fairness index (sum x)^2 / (n * sum x^2); NAN if undefined. */
 double stats_jain(const double *v, size_t n);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const struct subcommand subcommands[] = {
@@ -187,6 +188,15 @@ const char *cli_results_dir(const struct cli_opts *o, const char *value,
 		return value;
 	snprintf(buf, len, "%s/results", o->root);
 	return buf;
+}
+
+void cli_utc_stamp(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, len, "%Y%m%dT%H%M%SZ", &tm);
 }
 
 int cli_fail(const struct al_err *err)

@@ -46,6 +46,9 @@ int cli_report_stations(struct dut *d, const struct topology *t, int wait_s,
 int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 		struct cell_state *st);
 double cli_mono_s(void);
+/* Now in UTC as 20261204T031500Z: run ids and report directories start
+ * with it, so they sort by time. */
+void cli_utc_stamp(char *buf, size_t len);
 /* Parses a whole number of seconds >= min for option opt of command cmd;
  * prints the error and returns -1 when it is not one. */
 int cli_seconds_arg(const char *cmd, const char *opt, const char *v, int min,

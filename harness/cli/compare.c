@@ -108,21 +108,15 @@ int cmd_compare(int argc, char **argv, struct cli_opts *o)
 	       "B median", "change", "95% CI", "p(MWU)", "verdict");
 	for (size_t i = 0; i < nm; i++) {
 		const struct cmp_metric *m = &all[i];
-		struct cmp_samples sa, sb;
 		struct cmp_result r;
 		char name[64], ch[16], lo[16], hi[16], ci[40], p[16];
 
 		if (metric && strcmp(metric, m->name))
 			continue;
-		if (cmp_load(dir_a, m, &sa, &err) < 0 ||
-		    cmp_load(dir_b, m, &sb, &err) < 0) {
-			cmp_samples_free(&sa);
+		if (cmp_run_dirs(dir_a, dir_b, m,
+				 isnan(threshold) ? m->threshold : threshold,
+				 &r, &err) < 0)
 			return cli_fail(&err);
-		}
-		cmp_compare(&sa, &sb, m,
-			    isnan(threshold) ? m->threshold : threshold, 1, &r);
-		cmp_samples_free(&sa);
-		cmp_samples_free(&sb);
 		if (r.verdict == CMP_NODATA && !metric)
 			continue; /* e.g. no uploads in a download suite */
 		snprintf(name, sizeof(name), "%s (%s)", m->name, m->units);

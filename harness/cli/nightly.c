@@ -74,26 +74,17 @@ static void compare_night(const char *results, const struct plan *p,
 		}
 		snprintf(dir_a, sizeof(dir_a), "%s/%s", results, nr->base);
 		for (size_t k = 0; k < nm && nr->nr < 8; k++) {
-			struct cmp_samples a, b;
-
 			if (strcmp(ms[k].name, "latency") &&
 			    strcmp(ms[k].name, "goodput"))
 				continue;
-			if (cmp_load(dir_a, &ms[k], &a, &err) < 0)
+			if (cmp_run_dirs(
+				dir_a, nr->dir, &ms[k],
+				plan_threshold(p, ms[k].name, ms[k].threshold),
+				&nr->r[nr->nr], &err) < 0)
 				continue;
-			if (cmp_load(nr->dir, &ms[k], &b, &err) < 0) {
-				cmp_samples_free(&a);
-				continue;
-			}
-			cmp_compare(
-			    &a, &b, &ms[k],
-			    plan_threshold(p, ms[k].name, ms[k].threshold), 1,
-			    &nr->r[nr->nr]);
 			nr->worse |= nr->r[nr->nr].verdict == CMP_WORSE;
 			nr->metric[nr->nr] = ms[k].name;
 			nr->nr++;
-			cmp_samples_free(&a);
-			cmp_samples_free(&b);
 		}
 	}
 	store_close(s);
@@ -288,13 +279,7 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 	fprintf(stderr, "nightly: plan %s, %d runs, results in %s\n", p.name,
 		total, night);
 	t_start = cli_mono_s();
-	{
-		time_t now = time(NULL);
-		struct tm tm;
-
-		gmtime_r(&now, &tm);
-		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	}
+	cli_utc_stamp(stamp, sizeof(stamp));
 	for (int v = 0; v < p.nvariants && !lab_failed; v++) {
 		snprintf(o->variant, sizeof(o->variant), "%s", p.variants[v]);
 		for (int s = 0; s < p.nsuites && !lab_failed; s++)

@@ -60,11 +60,7 @@ int cmd_report(int argc, char **argv, struct cli_opts *o)
 		list[i] = dirs[i];
 	}
 	if (!out) {
-		time_t now = time(NULL);
-		struct tm tm;
-
-		gmtime_r(&now, &tm);
-		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+		cli_utc_stamp(stamp, sizeof(stamp));
 		snprintf(def, sizeof(def), "%s/reports", results);
 		if ((mkdir(results, 0755) < 0 && errno != EEXIST) ||
 		    (mkdir(def, 0755) < 0 && errno != EEXIST)) {

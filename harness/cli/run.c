@@ -83,11 +83,7 @@ static int make_run_dir(const char *out, const char *suite, const char *variant,
 			char *id, size_t idlen, char *path, size_t plen)
 {
 	char stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	cli_utc_stamp(stamp, sizeof(stamp));
 	if (mkdir(out, 0755) < 0 && errno != EEXIST) {
 		fprintf(stderr, "airlab run: cannot create %s: %s\n", out,
 			strerror(errno));

@@ -293,13 +293,6 @@ static void resample(const double *src, size_t n, size_t len, double *dst,
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 double cmp_mann_whitney_p(const struct cmp_samples *a,
 			  const struct cmp_samples *b)
 {
@@ -319,7 +312,8 @@ double cmp_mann_whitney_p(const struct cmp_samples *a,
 		all[i].v = a->v[i], all[i].from_a = 1;
 	for (size_t i = 0; i < n2; i++)
 		all[n1 + i].v = b->v[i], all[n1 + i].from_a = 0;
-	qsort(all, n, sizeof(*all), cmp_double); /* v is the first member */
+	qsort(all, n, sizeof(*all),
+	      stats_cmp_double); /* v is the first member */
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 
@@ -390,7 +384,7 @@ void cmp_compare(const struct cmp_samples *a, const struct cmp_samples *b,
 	}
 	if (nc < B / 2 || isnan(r->change))
 		goto out;
-	qsort(changes, nc, sizeof(double), cmp_double);
+	qsort(changes, nc, sizeof(double), stats_cmp_double);
 	r->ci_lo = changes[(size_t)(0.025 * (double)(nc - 1))];
 	r->ci_hi = changes[(size_t)ceil(0.975 * (double)(nc - 1))];
 	r->verdict = CMP_SAME;
@@ -403,4 +397,22 @@ out:
 	free(sb);
 	free(scratch);
 	free(changes);
+}
+
+int cmp_run_dirs(const char *dir_a, const char *dir_b,
+		 const struct cmp_metric *m, double threshold,
+		 struct cmp_result *r, struct al_err *err)
+{
+	struct cmp_samples a, b;
+
+	if (cmp_load(dir_a, m, &a, err) < 0)
+		return -1;
+	if (cmp_load(dir_b, m, &b, err) < 0) {
+		cmp_samples_free(&a);
+		return -1;
+	}
+	cmp_compare(&a, &b, m, threshold, 1, r);
+	cmp_samples_free(&a);
+	cmp_samples_free(&b);
+	return 0;
 }

@@ -61,6 +61,12 @@ void cmp_compare(const struct cmp_samples *a, const struct cmp_samples *b,
 double cmp_mann_whitney_p(const struct cmp_samples *a,
 			  const struct cmp_samples *b);
 
+/* Loads metric m from both run directories and compares them (seed 1);
+ * -1 with err when either cannot be read. */
+int cmp_run_dirs(const char *dir_a, const char *dir_b,
+		 const struct cmp_metric *m, double threshold,
+		 struct cmp_result *r, struct al_err *err);
+
 const char *cmp_verdict_name(enum cmp_verdict v);
 
 #endif

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../agent/agent_stats.h"
 #include "../suites/suites.h"
 #include "../util/markup.h"
 #include "store.h"
@@ -118,12 +119,6 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 	}
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* Latency CDF under load from the run's own samples. */
 static int plot_cdf(const char *out, int i, struct rrun *r, struct al_err *err)
 {
@@ -138,7 +133,7 @@ static int plot_cdf(const char *out, int i, struct rrun *r, struct al_err *err)
 	if (!v)
 		return al_errf(err, "out of memory");
 	memcpy(v, r->lat.v, r->lat.n * sizeof(double));
-	qsort(v, r->lat.n, sizeof(double), cmp_dbl);
+	qsort(v, r->lat.n, sizeof(double), stats_cmp_double);
 	sb_printf(&b, "$d << EOD\n");
 	for (size_t k = 0; k < r->lat.n; k++)
 		sb_printf(&b, "%.6g %.6g\n", v[k],
@@ -310,22 +305,15 @@ static void compare_table(FILE *f, struct rrun *runs, size_t n)
 	      f);
 	for (size_t i = 1; i < n; i++)
 		for (size_t k = 0; k < nm; k++) {
-			struct cmp_samples a, b;
+			int lat = !strcmp(ms[k].name, "latency");
 			struct cmp_result r;
-			struct al_err e;
 
-			if (strcmp(ms[k].name, "latency") &&
-			    strcmp(ms[k].name, "goodput"))
+			if (!lat && strcmp(ms[k].name, "goodput"))
 				continue;
-			if (cmp_load(runs[0].dir, &ms[k], &a, &e) < 0)
-				continue;
-			if (cmp_load(runs[i].dir, &ms[k], &b, &e) < 0) {
-				cmp_samples_free(&a);
-				continue;
-			}
-			cmp_compare(&a, &b, &ms[k], ms[k].threshold, 1, &r);
-			cmp_samples_free(&a);
-			cmp_samples_free(&b);
+			/* The samples write_page loaded for the plots. */
+			cmp_compare(lat ? &runs[0].lat : &runs[0].gp,
+				    lat ? &runs[i].lat : &runs[i].gp, &ms[k],
+				    ms[k].threshold, 1, &r);
 			fprintf(f, "<tr><td>%c</td><td>%s (%s)</td>",
 				(int)('A' + i % 26), ms[k].name, ms[k].units);
 			if (r.verdict == CMP_NODATA) {
