@@ -13,6 +13,7 @@
 #include "atten.h"
 #include "cell.h"
 #include "dut.h"
+#include "link.h"
 
 /* A whole unsigned decimal at s, up to a space or the end of the line;
  * *end past it. -1 for anything else. */
@@ -127,11 +128,7 @@ int airtime_from_station_dump(const struct topology *t, const char (*addr)[18],
 		size_t len = strcspn(s, "\n");
 
 		if (!strncmp(s, "Station ", 8)) {
-			cur = -1;
-			for (int i = 0; i < t->nstations; i++)
-				if (addr[i][0] && len >= 8 + 17 &&
-				    !strncasecmp(s + 8, addr[i], 17))
-					cur = i;
+			cur = link_dump_station(t, addr, s, len);
 		} else if (cur >= 0) {
 			struct airtime_sta *a = &out->sta[cur];
 			int r =
@@ -236,7 +233,7 @@ static void snap_nl(struct dut *d, const struct cell *c,
 	char *text = NULL;
 	int status, found;
 
-	o->nl.n = 0;
+	o->nl.n = o->link.n = 0;
 	for (int i = 0; i < c->topo.nstations; i++) {
 		addr[i][0] = 0;
 		for (int r = 0; r < nrows; r++)
@@ -249,10 +246,12 @@ static void snap_nl(struct dut *d, const struct cell *c,
 		snprintf(o->why_nl, sizeof(o->why_nl),
 			 "%s: iw station dump exited %d", c->ap_host->name,
 			 status);
-	else if ((found = airtime_from_station_dump(&c->topo, addr, text,
+	else if (link_from_station_dump(&c->topo, addr, text, &o->link,
+					o->why_nl, sizeof(o->why_nl)) < 0 ||
+		 (found = airtime_from_station_dump(&c->topo, addr, text,
 						    &o->nl, o->why_nl,
 						    sizeof(o->why_nl))) < 0)
-		o->nl.n = 0;
+		o->nl.n = o->link.n = 0;
 	else if (found == 0)
 		snprintf(o->why_nl, sizeof(o->why_nl),
 			 "%s: no station with tx/rx duration in the AP's "

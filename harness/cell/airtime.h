@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "../lab/topology.h"
+#include "link.h"
 
 struct airtime_sta {
 	bool have; /* the source reported this station */
@@ -51,13 +52,15 @@ double airtime_shares(const struct airtime_snap *d, double *share);
 
 /* Both snapshots of a running cell: medium from the lab's `driver: medium`
  * attenuator (when it has one), nl from the station dump of every AP-mode
- * interface on the AP host. A source that cannot be read is marked
- * (n = 0) and its reason put in why_*; neither fails the caller. */
+ * interface on the AP host (and link from that dump). A source that cannot be
+ * read is marked (n = 0) and its reason put in why_*; neither fails the caller.
+ */
 struct dut;
 struct cell;
 struct station_row;
 struct airtime_both {
 	struct airtime_snap medium, nl;
+	struct link_snap link; /* from the same station dump as nl */
 	char why_medium[1100], why_nl[1100];
 };
 void airtime_snapshot(struct dut *d, const struct cell *c,

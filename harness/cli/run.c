@@ -177,6 +177,7 @@ struct run_record {
 	const struct suite_plan *plan;
 	char kernel[128], hostapd[128], wpa[128], commit[64];
 	struct run_airtime air[2];
+	struct link_snap link; /* the load's counters; n = 0: none */
 };
 
 static void airtime_result(struct run_airtime *r, const char *source,
@@ -244,6 +245,40 @@ static json_t *airtime_json(const struct cell *c, const struct run_airtime *r)
 	o = json_pack("{s:o, s:o}", "stations", stations, "jain",
 		      num_or_null(r->jain));
 	return o;
+}
+
+/* Per station, the AP's view of its link over the load: bytes, retries,
+ * failures, the last signal and bitrate, and the rate its traffic went at
+ * (bytes over the airtime they took: the medium's count where there is
+ * one, else nl80211's). */
+static json_t *link_json(const struct cell *c, const struct run_record *r)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < r->link.n; i++) {
+		const struct link_sta *l = &r->link.sta[i];
+		const struct airtime_sta *air = NULL;
+
+		if (!l->have)
+			continue;
+		for (int k = 0; k < 2 && !air; k++)
+			if (r->air[k].ok && r->air[k].delta.sta[i].have)
+				air = &r->air[k].delta.sta[i];
+		json_array_append_new(
+		    a, json_pack(
+			   "{s:s, s:f, s:f, s:f, s:f, s:o, s:o, s:o, s:s, s:o}",
+			   "name", c->topo.stations[i].name, "tx_bytes",
+			   l->tx_bytes, "rx_bytes", l->rx_bytes, "retries",
+			   l->tx_retries, "failed", l->tx_failed, "signal_dbm",
+			   num_or_null(l->signal_dbm), "tx_bitrate_mbps",
+			   num_or_null(l->tx_bitrate_mbps), "rx_bitrate_mbps",
+			   num_or_null(l->rx_bitrate_mbps), "tx_rate",
+			   l->tx_rate, "rate_mbps",
+			   num_or_null(
+			       air ? link_rate_mbps(l, air->tx_us + air->rx_us)
+				   : NAN)));
+	}
+	return a;
 }
 
 /* Every bulk flow's mean goodput over the load window. */
@@ -363,6 +398,7 @@ static int write_run_json(const char *dir, const struct cell *c,
 				      airtime_json(c, &r->air[0]),
 				      r->air[1].source,
 				      airtime_json(c, &r->air[1])));
+	json_object_set_new(root, "link", link_json(c, r));
 	json_object_set_new(root, "flent_file",
 			    r->flent_file ? json_string(r->flent_file)
 					  : json_null());
@@ -505,6 +541,8 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 		       air0.why_medium, air1.why_medium);
 	airtime_result(&rec.air[1], "nl80211", &air0.nl, &air1.nl, air0.why_nl,
 		       air1.why_nl);
+	if (air0.link.n > 0 && air1.link.n > 0)
+		link_delta(&air0.link, &air1.link, &rec.link);
 
 	if (rc < 0) {
 		rec.status = "failed";

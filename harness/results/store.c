@@ -133,6 +133,7 @@ static void put_metrics(struct ins *in, json_t *root)
 	json_t *sg = json_object_get(root, "station_goodput");
 	json_t *flows = json_object_get(root, "flows");
 	json_t *air = json_object_get(root, "airtime");
+	json_t *link = json_object_get(root, "link");
 	char name[512];
 
 	for (void *it = json_object_iter(sum); it;
@@ -158,6 +159,19 @@ static void put_metrics(struct ins *in, json_t *root)
 			continue;
 		snprintf(name, sizeof(name), "flow.%s", series);
 		put_metric(in, name, json_object_get(v, "mean_mbps"));
+	}
+	for (size_t i = 0; i < json_array_size(link); i++) {
+		static const char *const keys[] = {
+		    "rate_mbps", "tx_bitrate_mbps", "signal_dbm", "retries",
+		    "failed"};
+		json_t *v = json_array_get(link, i);
+		const char *st = jstr(v, "name");
+
+		for (size_t k = 0; st && k < sizeof(keys) / sizeof(*keys);
+		     k++) {
+			snprintf(name, sizeof(name), "link.%s.%s", st, keys[k]);
+			put_metric(in, name, json_object_get(v, keys[k]));
+		}
 	}
 	for (void *it = json_object_iter(air); it;
 	     it = json_object_iter_next(air, it)) {
