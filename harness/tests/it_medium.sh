@@ -7,7 +7,7 @@
 # attenuation steps, a station that loses the link at high attenuation
 # comes back when it drops again; then latency under load and airtime
 # fairness on mac80211-6.12 against stock-6.1, and goodput at a fixed
-# 802.11g 54 Mb/s against the model's own prediction.
+# 802.11g 12 Mb/s against the model's own prediction.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -226,11 +226,14 @@ echo "# stock-6.1: median RTT under load ${rtt_old:-?} ms, qdisc backlog ${backl
 echo "# stock-6.1: downlink airtime shares fast ${f1_old:-?} ${f2_old:-?}, slow ${f3_old:-?}"
 check "airtime fairness on 6.12: shares ${f1_new:-?} ${f2_new:-?} ${f3_new:-?} within 10% of 1/3" \
 	fair_within_10pct "${f1_new:-}" "${f2_new:-}" "${f3_new:-}"
-# -- one station at a fixed 802.11g 54 Mb/s, one TCP upload for 20 s ---------
+# -- one station at a fixed 802.11g 12 Mb/s, one TCP upload for 20 s ---------
 # mac80211 keeps a fixed-rate mask only where it overlaps the BSS basic
 # rates, and minstrel_ht never uses OFDM rates for an HT station: hence a
-# cell with 54 among its basic rates and a non-HT station (ht: false).
-# Both ends fixed, so the TCP ACKs go at 54 too, as the model assumes.
+# cell with 12 among its basic rates and a non-HT station (ht: false).
+# Both ends fixed, so the TCP ACKs go at 12 too, as the model assumes.
+# 12, not 54: under TCG the guest's CPU moves 16-18 Mbit/s of TCP (CI
+# measured 17.6 at 54 Mb/s, model 23.0), so only a rate whose predicted
+# goodput is well below that tests the air and not the emulator.
 cat >"$work/legacy.yaml" <<EOF
 cell: cell-legacy
 ap: {host: dut1, radio: radio0, ssid: airlab-cell, passphrase: airlab-virtual-psk, channel: 6, basic_rates: "6 12 24 54"}
@@ -238,31 +241,31 @@ server: {host: dut1, link: veth}
 stations:
   - {name: sta1, host: dut1, radio: radio1, path: path1, base_loss_db: 50, ht: false}
 EOF
-predict=$(al medium predict 54M | sed -n 's/.*goodput_mbps=\([0-9.]*\).*/\1/p')
+predict=$(al medium predict 12M | sed -n 's/.*goodput_mbps=\([0-9.]*\).*/\1/p')
 if al --topology "$work/legacy.yaml" up --variant mac80211-6.12 >"$work/uplegacy.out" 2>&1; then
 	dsh 'IP=/usr/sbin/ip
-	$IP netns exec sta1 iw dev wlan0 set bitrates legacy-2.4 54 &&
-		iw dev wlan0 set bitrates legacy-2.4 54 || echo "iw set bitrates failed" >&2
-	$IP netns exec server iperf3 -s -D -p 5351' >"$work/g54.out" 2>&1
+	$IP netns exec sta1 iw dev wlan0 set bitrates legacy-2.4 12 &&
+		iw dev wlan0 set bitrates legacy-2.4 12 || echo "iw set bitrates failed" >&2
+	$IP netns exec server iperf3 -s -D -p 5351' >"$work/g12.out" 2>&1
 	# The guest's CPU, not the air, is what can fall short here (TCG):
 	# a miss is measured once more.
 	for try in 1 2; do
 		dsh 'airlab-medium -C reset >/dev/null
-		/usr/sbin/ip netns exec sta1 iperf3 -c 10.43.0.2 -p 5351 -t 20 -Z -f m >/tmp/g54
-		airlab-medium -C stats >/tmp/g54.stats'
-		dsh 'cat /tmp/g54.stats' >"$work/stats"
-		g54=$(dsh 'cat /tmp/g54' | sed -n 's/.* \([0-9.]*\) Mbits\/sec.*receiver/\1/p')
-		echo "# 54 Mb/s fixed, try $try: goodput ${g54:-?} Mbit/s"
-		awk -v g="${g54:-0}" -v p="${predict:-0}" 'BEGIN { exit !(g >= 0.85 * p) }' && break
+		/usr/sbin/ip netns exec sta1 iperf3 -c 10.43.0.2 -p 5351 -t 20 -Z -f m >/tmp/g12
+		airlab-medium -C stats >/tmp/g12.stats'
+		dsh 'cat /tmp/g12.stats' >"$work/stats"
+		g12=$(dsh 'cat /tmp/g12' | sed -n 's/.* \([0-9.]*\) Mbits\/sec.*receiver/\1/p')
+		echo "# 12 Mb/s fixed, try $try: goodput ${g12:-?} Mbit/s"
+		awk -v g="${g12:-0}" -v p="${predict:-0}" 'BEGIN { exit !(g >= 0.85 * p) }' && break
 	done
 else
 	cat "$work/uplegacy.out"
 fi
-echo "# 54 Mb/s fixed: goodput ${g54:-?} Mbit/s, model ${predict:-?} Mbit/s"
-check "fixed 54M: iw set bitrates took, the station's last rate is 54M ($(stat_of 1 tx_rate))" \
-	bash -c '! grep -q "set bitrates failed" "$1" && [ "$2" = 54M ]' _ "$work/g54.out" "$(stat_of 1 tx_rate)"
-check "fixed 54M: goodput ${g54:-?} Mbit/s within 15% of the model's ${predict:-?}" \
-	awk -v g="${g54:-0}" -v p="${predict:-0}" 'BEGIN { exit !(p > 0 && g >= 0.85 * p && g <= 1.15 * p) }'
+echo "# 12 Mb/s fixed: goodput ${g12:-?} Mbit/s, model ${predict:-?} Mbit/s"
+check "fixed 12M: iw set bitrates took, the station's last rate is 12M ($(stat_of 1 tx_rate))" \
+	bash -c '! grep -q "set bitrates failed" "$1" && [ "$2" = 12M ]' _ "$work/g12.out" "$(stat_of 1 tx_rate)"
+check "fixed 12M: goodput ${g12:-?} Mbit/s within 15% of the model's ${predict:-?}" \
+	awk -v g="${g12:-0}" -v p="${predict:-0}" 'BEGIN { exit !(p > 0 && g >= 0.85 * p && g <= 1.15 * p) }'
 
 # stock-6.1's shares are printed, not checked: with the fast stations at
 # MCS 9 every station's A-MPDU fills the medium's 4 ms limit, so turns
