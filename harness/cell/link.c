@@ -20,7 +20,7 @@ int link_dump_station(const struct topology *t, const char (*addr)[18],
 	return -1;
 }
 
-enum field_kind { COUNT, DBM, MBPS };
+enum field_kind { COUNT, DBM, MBPS, EXPECTED };
 struct field {
 	const char *key; /* up to and with the ':' */
 	enum field_kind kind;
@@ -41,6 +41,7 @@ static const struct field fields[] = {
     F("signal:", DBM, signal_dbm),
     F("tx bitrate:", MBPS, tx_bitrate_mbps),
     F("rx bitrate:", MBPS, rx_bitrate_mbps),
+    F("expected throughput:", EXPECTED, expected_mbps),
 };
 #undef F
 
@@ -76,11 +77,60 @@ static int field_value(enum field_kind kind, const char *s, const char **end,
 		if (strncmp(e, "MBit/s", 6))
 			return -1;
 		e += 6;
+	} else if (kind == EXPECTED) {
+		/* "10.162Mbps": rate control's estimate, in iw's own unit. */
+		if (strncmp(e, "Mbps", 4))
+			return -1;
+		e += 4;
 	} else if (*e && *e != '\n' && *e != ' ' && *e != '\t') {
 		return -1;
 	}
 	*end = e;
 	return 0;
+}
+
+/* One line of a station's block [s, s+len) into l; -1 when a field it
+ * knows is malformed (msg quotes the line). */
+static int field_line(const char *s, size_t len, struct link_sta *l,
+		      const char *who, char *msg, size_t msglen)
+{
+	const char *p = s;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	for (size_t f = 0; f < sizeof(fields) / sizeof(*fields); f++) {
+		size_t klen = strlen(fields[f].key);
+		const char *v = p + klen, *end;
+		/* off is offsetof a double member of struct link_sta. */
+		// cppcheck-suppress invalidPointerCast
+		double *dst = (double *)((char *)l + fields[f].off);
+
+		if (strncmp(p, fields[f].key, klen))
+			continue;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (field_value(fields[f].kind, v, &end, dst) < 0) {
+			snprintf(msg, msglen,
+				 "station dump: %s: malformed '%.*s'", who,
+				 (int)(len > 200 ? 200 : len), s);
+			return -1;
+		}
+		if (dst == &l->tx_bitrate_mbps) {
+			while (*end == ' ')
+				end++;
+			snprintf(l->tx_rate, sizeof(l->tx_rate), "%.*s",
+				 (int)strcspn(end, "\n"), end);
+		}
+		return 0;
+	}
+	return 0;
+}
+
+static void sta_init(struct link_sta *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->signal_dbm = l->tx_bitrate_mbps = l->rx_bitrate_mbps = NAN;
+	l->expected_mbps = NAN;
 }
 
 int link_from_station_dump(const struct topology *t, const char (*addr)[18],
@@ -91,13 +141,10 @@ int link_from_station_dump(const struct topology *t, const char (*addr)[18],
 
 	memset(out, 0, sizeof(*out));
 	out->n = t->nstations;
-	for (int i = 0; i < t->nstations; i++) {
-		struct link_sta *l = &out->sta[i];
-		l->signal_dbm = l->tx_bitrate_mbps = l->rx_bitrate_mbps = NAN;
-	}
+	for (int i = 0; i < t->nstations; i++)
+		sta_init(&out->sta[i]);
 	for (const char *s = text; *s;) {
 		size_t len = strcspn(s, "\n");
-		const char *p = s;
 
 		if (!strncmp(s, "Station ", 8)) {
 			cur = link_dump_station(t, addr, s, len);
@@ -105,46 +152,36 @@ int link_from_station_dump(const struct topology *t, const char (*addr)[18],
 				out->sta[cur].have = true;
 				found++;
 			}
-		} else if (cur >= 0) {
-			while (*p == ' ' || *p == '\t')
-				p++;
-			for (size_t f = 0; f < sizeof(fields) / sizeof(*fields);
-			     f++) {
-				size_t klen = strlen(fields[f].key);
-				const char *v = p + klen, *end;
-				double *dst =
-				    (double *)((char *)&out->sta[cur] +
-					       fields[f].off);
-
-				if (strncmp(p, fields[f].key, klen))
-					continue;
-				while (*v == ' ' || *v == '\t')
-					v++;
-				if (field_value(fields[f].kind, v, &end, dst) <
-				    0) {
-					snprintf(msg, msglen,
-						 "station dump: %s: malformed "
-						 "'%.*s'",
-						 t->stations[cur].name,
-						 (int)(len > 200 ? 200 : len),
-						 s);
-					return -1;
-				}
-				if (fields[f].kind == MBPS &&
-				    dst == &out->sta[cur].tx_bitrate_mbps) {
-					while (*end == ' ')
-						end++;
-					snprintf(out->sta[cur].tx_rate,
-						 sizeof(out->sta[cur].tx_rate),
-						 "%.*s",
-						 (int)strcspn(end, "\n"), end);
-				}
-				break;
-			}
+		} else if (cur >= 0 &&
+			   field_line(s, len, &out->sta[cur],
+				      t->stations[cur].name, msg, msglen) < 0) {
+			return -1;
 		}
 		s += len + (s[len] == '\n');
 	}
 	return found;
+}
+
+int link_from_own_dump(const char *text, const char *who, struct link_sta *l,
+		       char *msg, size_t msglen)
+{
+	bool in_first = false;
+
+	sta_init(l);
+	for (const char *s = text; *s;) {
+		size_t len = strcspn(s, "\n");
+
+		if (!strncmp(s, "Station ", 8)) {
+			if (l->have)
+				break;
+			l->have = in_first = true;
+		} else if (in_first &&
+			   field_line(s, len, l, who, msg, msglen) < 0) {
+			return -1;
+		}
+		s += len + (s[len] == '\n');
+	}
+	return 0;
 }
 
 void link_delta(const struct link_snap *before, const struct link_snap *after,

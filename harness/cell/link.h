@@ -16,6 +16,9 @@ struct link_sta {
 	double tx_retries, tx_failed;
 	/* The last frame's; NaN when the dump has no such line. */
 	double signal_dbm, tx_bitrate_mbps, rx_bitrate_mbps;
+	/* Rate control's own estimate of the throughput it can give
+	 * (minstrel's "expected throughput"); NaN where the driver has none. */
+	double expected_mbps;
 	char tx_rate[48]; /* the rate line after the figure: "MCS 7 short GI" */
 };
 
@@ -36,6 +39,12 @@ int link_dump_station(const struct topology *t, const char (*addr)[18],
 int link_from_station_dump(const struct topology *t, const char (*addr)[18],
 			   const char *text, struct link_snap *out, char *msg,
 			   size_t msglen);
+
+/* From the station dump of a station's own interface (its one peer, the
+ * AP); have is false when it lists none (not associated). who names the
+ * station in msg. */
+int link_from_own_dump(const char *text, const char *who, struct link_sta *l,
+		       char *msg, size_t msglen);
 
 /* Counters as after - before; signal and bitrates as after. A station
  * missing from either, or whose counters went backwards (it reassociated),

@@ -2,12 +2,14 @@
 #include "cli.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,7 +36,8 @@ static const struct subcommand subcommands[] = {
      "RUN_A RUN_B | --baseline last-good RUN [--metric M] [--threshold X] "
      "[--out DIR]",
      "compare two runs per metric: change, 95% CI, verdict (exit 1: worse)"},
-    {"report", cmd_report, "RUN... | --nightly DATE [-o DIR] [--out RESULTS]",
+    {"report", cmd_report,
+     "RUN... | --nightly DATE | --sweep ID [-o DIR] [--out RESULTS]",
      "static HTML report of runs: time series, CDF, stations, comparison"},
     {"nightly", cmd_nightly, "PLAN.yaml [--out RESULTS]",
      "run a nightly plan, compare with the last good night, report "
@@ -46,6 +49,12 @@ static const struct subcommand subcommands[] = {
     {"medium", cmd_medium,
      "stats [--reset] | predict RATE [--mtu N] [--ampdu N]",
      "virtual medium counters per radio; the model's goodput at a rate"},
+    {"sweep", cmd_sweep,
+     "--path P[,P...] --from DB --to DB --step DB | --rates "
+     "mcs:N,...|legacy:R,... [--station S,...] [--suite S] [--length S] "
+     "[--dwell S] [--variant V[,V...]] [--out RESULTS]",
+     "one run per attenuation or rate step, the link settled first; "
+     "results/sweeps/ID/sweep.json"},
 };
 
 #define NSUB (sizeof(subcommands) / sizeof(subcommands[0]))
@@ -188,6 +197,25 @@ const char *cli_results_dir(const struct cli_opts *o, const char *value,
 		return value;
 	snprintf(buf, len, "%s/results", o->root);
 	return buf;
+}
+
+int cli_unique_dir(const char *parent, const char *base, char *id, size_t idlen,
+		   char *path, size_t plen)
+{
+	if (mkdir(parent, 0755) < 0 && errno != EEXIST)
+		return -1;
+	for (int n = 1; n < 1000; n++) {
+		if (n == 1)
+			snprintf(id, idlen, "%s", base);
+		else
+			snprintf(id, idlen, "%s-%d", base, n);
+		snprintf(path, plen, "%s/%s", parent, id);
+		if (mkdir(path, 0755) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
 }
 
 void cli_utc_stamp(char *buf, size_t len)

@@ -37,9 +37,10 @@ struct cell_state {
 };
 
 /* Asks the DUT for its stations (waiting up to wait_s for all to
- * associate), prints the table into st; returns the row count or -1. */
+ * associate) into st, printing the table on show (NULL: quiet); returns
+ * the row count or -1 (the error printed). */
 int cli_report_stations(struct dut *d, const struct topology *t, int wait_s,
-			struct cell_state *st);
+			struct cell_state *st, FILE *show);
 /* Flashes the variant, powers on (or cycles) the DUT, waits for boot and
  * association, prints the station table. With reuse, a DUT already up
  * with the same variant is not rebooted. Errors are printed; -1. */
@@ -49,6 +50,11 @@ double cli_mono_s(void);
 /* Now in UTC as 20261204T031500Z: run ids and report directories start
  * with it, so they sort by time. */
 void cli_utc_stamp(char *buf, size_t len);
+/* Creates parent (when absent) and a new directory parent/base in it,
+ * or parent/base-N when that exists (runs are never written over); id
+ * is its name. -1 with errno set. */
+int cli_unique_dir(const char *parent, const char *base, char *id, size_t idlen,
+		   char *path, size_t plen);
 /* Parses a whole number of seconds >= min for option opt of command cmd;
  * prints the error and returns -1 when it is not one. */
 int cli_seconds_arg(const char *cmd, const char *opt, const char *v, int min,
@@ -109,5 +115,6 @@ int cmd_report(int argc, char **argv, struct cli_opts *o);
 int cmd_nightly(int argc, char **argv, struct cli_opts *o);
 int cmd_atten(int argc, char **argv, struct cli_opts *o);
 int cmd_medium(int argc, char **argv, struct cli_opts *o);
+int cmd_sweep(int argc, char **argv, struct cli_opts *o);
 
 #endif

@@ -19,6 +19,7 @@
 #include "../results/report.h"
 #include "../results/store.h"
 #include "../suites/suites.h"
+#include "../util/json_file.h"
 #include "../util/markup.h"
 
 #define MAX_RUNS 256
@@ -95,7 +96,8 @@ static int write_summary(const char *night, const struct plan *p,
 			 const char *report, int lab_failed, const char *why)
 {
 	json_t *root = json_object(), *arr = json_array();
-	char path[4700], tmp[4800];
+	char path[4700];
+	struct al_err err;
 	int regressions = 0;
 
 	for (int i = 0; i < n; i++) {
@@ -131,11 +133,8 @@ static int write_summary(const char *night, const struct plan *p,
 	json_object_set_new(root, "report", json_string(report));
 	json_object_set_new(root, "runs", arr);
 	snprintf(path, sizeof(path), "%s/summary.json", night);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (json_dump_file(root, tmp, JSON_INDENT(2)) < 0 ||
-	    rename(tmp, path) < 0) {
-		fprintf(stderr, "nightly: cannot write %s: %s\n", path,
-			strerror(errno));
+	if (json_write_atomic(root, path, 0, &err) < 0) {
+		fprintf(stderr, "nightly: %s\n", err.msg);
 		json_decref(root);
 		return -1;
 	}

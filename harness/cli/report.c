@@ -1,6 +1,7 @@
 /* airlab report RUN... [-o DIR]: a static HTML page of the runs (see
  * harness/results/report.h), or of a night (--nightly 2026-12-04, with
- * the trends); RUN is a run id under the results directory
+ * the trends), or of a sweep (--sweep ID: goodput, latency and rate against
+ * the steps); RUN is a run id under the results directory
  * or a run directory. Default DIR: results/reports/<UTC time>. */
 #include "cli.h"
 
@@ -15,11 +16,12 @@
 
 int cmd_report(int argc, char **argv, struct cli_opts *o)
 {
-	const char *out = NULL, *res = NULL, *night = NULL;
+	const char *out = NULL, *res = NULL, *night = NULL, *sweep = NULL;
 	const char *pos[MAX_RUNS + 1] = {NULL};
 	const struct cli_flag flags[] = {{"-o", &out, NULL},
 					 {"--out", &res, NULL},
 					 {"--nightly", &night, NULL},
+					 {"--sweep", &sweep, NULL},
 					 {NULL, NULL, NULL}};
 	static char dirs[MAX_RUNS][4600];
 	const char *list[MAX_RUNS];
@@ -33,12 +35,17 @@ int cmd_report(int argc, char **argv, struct cli_opts *o)
 		return rc;
 	while (n <= MAX_RUNS && pos[n])
 		n++;
-	if (night && n) {
-		fprintf(stderr, "airlab report: --nightly DATE takes no runs "
-				"(the night's summary.json names them)\n");
+	if ((night || sweep) && n) {
+		fprintf(stderr, "airlab report: --nightly DATE and --sweep ID "
+				"take no runs (their records name them)\n");
 		return 2;
 	}
-	if (!night && (n == 0 || n > MAX_RUNS)) {
+	if (night && sweep) {
+		fprintf(stderr, "airlab report: give --nightly or --sweep, not "
+				"both\n");
+		return 2;
+	}
+	if (!night && !sweep && (n == 0 || n > MAX_RUNS)) {
 		fprintf(stderr, "airlab report: give 1 to %d runs\n", MAX_RUNS);
 		cli_usage(stderr, "report");
 		return 2;
@@ -71,7 +78,22 @@ int cmd_report(int argc, char **argv, struct cli_opts *o)
 		snprintf(def, sizeof(def), "%s/reports/%s", results, stamp);
 		out = def;
 	}
-	if (night) {
+	if (sweep) {
+		char sj[4600];
+		struct stat sb;
+
+		if (strchr(sweep, '/'))
+			snprintf(sj, sizeof(sj), "%s/sweep.json", sweep);
+		else
+			snprintf(sj, sizeof(sj), "%s/sweeps/%s/sweep.json",
+				 results, sweep);
+		if (stat(sj, &sb) < 0) {
+			fprintf(stderr, "airlab report: no sweep %s (%s: %s)\n",
+				sweep, sj, strerror(errno));
+			return 2;
+		}
+		rc = report_sweep(sj, out, &err);
+	} else if (night) {
 		char nd[4600];
 		struct stat sb;
 

@@ -18,6 +18,7 @@
 #include "../cell/airtime.h"
 #include "../results/flent.h"
 #include "../results/store.h"
+#include "../util/json_file.h"
 #include "../suites/run.h"
 #include "../suites/suites.h"
 
@@ -77,33 +78,21 @@ static int parse_args(int argc, char **argv, struct cli_opts *o,
 	return -1; /* go on */
 }
 
-/* A new directory that did not exist before: runs are never
- * overwritten. */
 static int make_run_dir(const char *out, const char *suite, const char *variant,
 			char *id, size_t idlen, char *path, size_t plen)
 {
-	char stamp[32];
+	char stamp[32], base[200];
+
 	cli_utc_stamp(stamp, sizeof(stamp));
-	if (mkdir(out, 0755) < 0 && errno != EEXIST) {
-		fprintf(stderr, "airlab run: cannot create %s: %s\n", out,
-			strerror(errno));
+	snprintf(base, sizeof(base), "%s-%s-%s", stamp, suite, variant);
+	if (cli_unique_dir(out, base, id, idlen, path, plen) < 0) {
+		fprintf(stderr,
+			"airlab run: cannot create a run directory in "
+			"%s: %s\n",
+			out, strerror(errno));
 		return -1;
 	}
-	for (int n = 1; n < 1000; n++) {
-		if (n == 1)
-			snprintf(id, idlen, "%s-%s-%s", stamp, suite, variant);
-		else
-			snprintf(id, idlen, "%s-%s-%s-%d", stamp, suite,
-				 variant, n);
-		snprintf(path, plen, "%s/%s", out, id);
-		if (mkdir(path, 0755) == 0)
-			return 0;
-		if (errno != EEXIST)
-			break;
-	}
-	fprintf(stderr, "airlab run: cannot create a run directory in %s: %s\n",
-		out, strerror(errno));
-	return -1;
+	return 0;
 }
 
 static void iso_time(double unix_s, char *buf, size_t len)
@@ -340,7 +329,8 @@ static int write_run_json(const char *dir, const struct cell *c,
 			  const struct cell_state *st,
 			  const struct run_record *r, struct al_err *err)
 {
-	char path[4600], tmp[4610], t0[32], t1[32];
+	char path[4600], t0[32], t1[32];
+	int rc;
 	json_t *root = json_object(), *stations = json_array(), *sum;
 
 	iso_time(r->start, t0, sizeof(t0));
@@ -403,17 +393,10 @@ static int write_run_json(const char *dir, const struct cell *c,
 			    r->flent_file ? json_string(r->flent_file)
 					  : json_null());
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	/* Written aside and renamed: a killed run leaves no half file. */
-	if (json_dump_file(root, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 ||
-	    rename(tmp, path) < 0) {
-		json_decref(root);
-		unlink(tmp);
-		return al_errf(err, "cannot write %s: %s", path,
-			       strerror(errno));
-	}
+	rc = json_write_atomic(root, path, 1, err);
 	json_decref(root);
-	return 0;
+	return rc;
 }
 
 /* Starts the agents; returns how many were started (server first). */

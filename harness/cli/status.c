@@ -43,7 +43,7 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 		goto out;
 	}
 	printf("%s: kernel/variant/cell: %s", d.host->name, release);
-	if (cli_report_stations(&d, &c.topo, wait_s, &st) >= 0)
+	if (cli_report_stations(&d, &c.topo, wait_s, &st, stdout) >= 0)
 		rc = 0;
 out:
 	free(release);

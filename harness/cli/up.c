@@ -24,7 +24,7 @@ static int kernel_matches(const char *series, const char *release)
 }
 
 int cli_report_stations(struct dut *d, const struct topology *t, int wait_s,
-			struct cell_state *st)
+			struct cell_state *st, FILE *show)
 {
 	struct al_err err;
 	char cmd[128], *out = NULL;
@@ -47,7 +47,8 @@ int cli_report_stations(struct dut *d, const struct topology *t, int wait_s,
 		cli_fail(&err);
 		return -1;
 	}
-	stations_print(stdout, st->rows, st->n);
+	if (show)
+		stations_print(show, st->rows, st->n);
 	st->nassoc = 0;
 	for (int i = 0; i < st->n; i++)
 		st->nassoc += st->rows[i].associated;
@@ -139,7 +140,7 @@ int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 		"stations\n",
 		d->host->name, st->release, c->variant.name, wait_s,
 		c->topo.nstations);
-	if (cli_report_stations(d, &c->topo, wait_s, st) < 0)
+	if (cli_report_stations(d, &c->topo, wait_s, st, stdout) < 0)
 		return -1;
 	printf("%s: %d/%d stations associated, %.1f s after airlab up "
 	       "(variant %s, kernel %s)\n",

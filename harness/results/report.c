@@ -16,8 +16,9 @@
 #include "../agent/agent_stats.h"
 #include "../suites/suites.h"
 #include "../util/markup.h"
-#include "store.h"
 #include "compare.h"
+#include "plot.h"
+#include "store.h"
 
 struct rrun {
 	char dir[4096];
@@ -32,97 +33,10 @@ static const char *jstr(json_t *o, const char *key)
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-/* Runs argv with stdout and stderr appended to log; its exit status, or
- * -1 when it could not be started. */
-static int run_tool(char *const argv[], const char *log)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-			close(fd);
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* Writes script to a file in out and runs gnuplot on it. */
-static int gnuplot(const char *out, const char *script, const char *png,
-		   struct al_err *err)
-{
-	char path[4200], log[4200];
-	FILE *f;
-	int rc;
-
-	snprintf(path, sizeof(path), "%s/.plot.gp", out);
-	snprintf(log, sizeof(log), "%s/report.log", out);
-	if (!(f = fopen(path, "w")))
-		return al_errf(err, "cannot write %s: %s", path,
-			       strerror(errno));
-	fprintf(f,
-		"set terminal pngcairo size 800,400 font ',10'\n"
-		"set output '%s/%s'\nset grid ytics\n%s",
-		out, png, script);
-	fclose(f);
-	rc = run_tool((char *const[]){"gnuplot", path, NULL}, log);
-	unlink(path);
-	if (rc)
-		return al_errf(err,
-			       "gnuplot could not draw %s (exit %d, see "
-			       "%s)",
-			       png, rc, log);
-	return 0;
-}
-
-/* Appends to a growing string; scripts are small. */
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->s ? b->s + b->len : NULL,
-			      b->s ? b->cap - b->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0)
-			return;
-		if (b->s && b->len + (size_t)n < b->cap) {
-			b->len += (size_t)n;
-			return;
-		}
-		size_t nc = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
-		char *ns = realloc(b->s, nc);
-
-		if (!ns)
-			return;
-		b->s = ns;
-		b->cap = nc;
-	}
-}
-
 /* Latency CDF under load from the run's own samples. */
 static int plot_cdf(const char *out, int i, struct rrun *r, struct al_err *err)
 {
-	struct sbuf b = {0};
+	struct plot_buf b = {0};
 	char png[64];
 	double *v;
 	int rc;
@@ -134,17 +48,17 @@ static int plot_cdf(const char *out, int i, struct rrun *r, struct al_err *err)
 		return al_errf(err, "out of memory");
 	memcpy(v, r->lat.v, r->lat.n * sizeof(double));
 	qsort(v, r->lat.n, sizeof(double), stats_cmp_double);
-	sb_printf(&b, "$d << EOD\n");
+	plot_printf(&b, "$d << EOD\n");
 	for (size_t k = 0; k < r->lat.n; k++)
-		sb_printf(&b, "%.6g %.6g\n", v[k],
-			  (double)(k + 1) / (double)r->lat.n);
-	sb_printf(&b, "EOD\nset title 'Latency under load, CDF'\n"
-		      "set xlabel 'RTT (ms)'\nset ylabel 'fraction'\n"
-		      "set logscale x\nset key off\n"
-		      "plot $d using 1:2 with steps lw 2\n");
+		plot_printf(&b, "%.6g %.6g\n", v[k],
+			    (double)(k + 1) / (double)r->lat.n);
+	plot_printf(&b, "EOD\nset title 'Latency under load, CDF'\n"
+			"set xlabel 'RTT (ms)'\nset ylabel 'fraction'\n"
+			"set logscale x\nset key off\n"
+			"plot $d using 1:2 with steps lw 2\n");
 	free(v);
 	snprintf(png, sizeof(png), "r%d-cdf.png", i);
-	rc = gnuplot(out, b.s, png, err);
+	rc = plot_gnuplot(out, b.s, png, err);
 	free(b.s);
 	return rc;
 }
@@ -157,7 +71,7 @@ static int plot_stations(const char *out, int i, struct rrun *r,
 	json_t *air = json_object_get(r->rj, "airtime");
 	json_t *src =
 	    json_object_get(json_object_get(air, "medium"), "stations");
-	struct sbuf b = {0};
+	struct plot_buf b = {0};
 	char png[64];
 	int rc;
 
@@ -166,36 +80,36 @@ static int plot_stations(const char *out, int i, struct rrun *r,
 				      "stations");
 	if (!json_array_size(sg) && !json_array_size(src))
 		return 1;
-	sb_printf(&b, "$g << EOD\n");
+	plot_printf(&b, "$g << EOD\n");
 	for (size_t k = 0; k < json_array_size(sg); k++) {
 		json_t *s = json_array_get(sg, k);
-		sb_printf(&b, "%s %.6g %.6g\n", jstr(s, "name"),
-			  json_number_value(json_object_get(s, "up_mbps")),
-			  json_number_value(json_object_get(s, "down_mbps")));
+		plot_printf(&b, "%s %.6g %.6g\n", jstr(s, "name"),
+			    json_number_value(json_object_get(s, "up_mbps")),
+			    json_number_value(json_object_get(s, "down_mbps")));
 	}
-	sb_printf(&b, "EOD\n$a << EOD\n");
+	plot_printf(&b, "EOD\n$a << EOD\n");
 	for (size_t k = 0; k < json_array_size(src); k++) {
 		json_t *s = json_array_get(src, k);
 		json_t *sh = json_object_get(s, "share");
-		sb_printf(&b, "%s %.6g\n", jstr(s, "name"),
-			  json_is_number(sh) ? json_number_value(sh) : 0.0);
+		plot_printf(&b, "%s %.6g\n", jstr(s, "name"),
+			    json_is_number(sh) ? json_number_value(sh) : 0.0);
 	}
-	sb_printf(&b, "EOD\nset multiplot layout 1,2\n"
-		      "set style data histograms\n"
-		      "set style histogram clustered gap 1\n"
-		      "set style fill solid 0.8 border -1\n"
-		      "set yrange [0:*]\n");
+	plot_printf(&b, "EOD\nset multiplot layout 1,2\n"
+			"set style data histograms\n"
+			"set style histogram clustered gap 1\n"
+			"set style fill solid 0.8 border -1\n"
+			"set yrange [0:*]\n");
 	if (json_array_size(sg))
-		sb_printf(&b, "set title 'Goodput per station (Mbit/s)'\n"
-			      "plot $g using 2:xtic(1) title 'up', "
-			      "'' using 3 title 'down'\n");
+		plot_printf(&b, "set title 'Goodput per station (Mbit/s)'\n"
+				"plot $g using 2:xtic(1) title 'up', "
+				"'' using 3 title 'down'\n");
 	if (json_array_size(src))
-		sb_printf(&b, "set title 'Airtime share per station'\n"
-			      "set yrange [0:1]\n"
-			      "plot $a using 2:xtic(1) title 'share'\n");
-	sb_printf(&b, "unset multiplot\n");
+		plot_printf(&b, "set title 'Airtime share per station'\n"
+				"set yrange [0:1]\n"
+				"plot $a using 2:xtic(1) title 'share'\n");
+	plot_printf(&b, "unset multiplot\n");
 	snprintf(png, sizeof(png), "r%d-stations.png", i);
-	rc = gnuplot(out, b.s, png, err);
+	rc = plot_gnuplot(out, b.s, png, err);
 	free(b.s);
 	return rc;
 }
@@ -213,10 +127,10 @@ static int plot_flent(const char *out, int i, struct rrun *r,
 	snprintf(in, sizeof(in), "%s/%s", r->dir, r->flent);
 	snprintf(png, sizeof(png), "%s/r%d-series.png", out, i);
 	snprintf(log, sizeof(log), "%s/report.log", out);
-	rc = run_tool((char *const[]){"flent", "-i", in, "-p",
-				      (char *)(s ? s->plot : "totals"), "-o",
-				      png, NULL},
-		      log);
+	rc = plot_run_tool((char *const[]){"flent", "-i", in, "-p",
+					   (char *)(s ? s->plot : "totals"),
+					   "-o", png, NULL},
+			   log);
 	if (rc)
 		return al_errf(err, "flent could not plot %s (exit %d, see %s)",
 			       in, rc, log);
@@ -227,40 +141,41 @@ static int plot_flent(const char *out, int i, struct rrun *r,
 static int plot_boxes(const char *out, struct rrun *runs, size_t n, int lat,
 		      struct al_err *err)
 {
-	struct sbuf b = {0};
+	struct plot_buf b = {0};
 	int rc, any = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		struct cmp_samples *s = lat ? &runs[i].lat : &runs[i].gp;
 
-		sb_printf(&b, "$d%zu << EOD\n", i);
+		plot_printf(&b, "$d%zu << EOD\n", i);
 		for (size_t k = 0; k < s->n; k++)
-			sb_printf(&b, "%.6g\n", s->v[k]);
+			plot_printf(&b, "%.6g\n", s->v[k]);
 		if (!s->n)
-			sb_printf(&b, "NaN\n");
+			plot_printf(&b, "NaN\n");
 		any |= s->n > 0;
-		sb_printf(&b, "EOD\n");
+		plot_printf(&b, "EOD\n");
 	}
 	if (!any) {
 		free(b.s);
 		return 1;
 	}
-	sb_printf(&b,
-		  "set title '%s'\nset style data boxplot\n"
-		  "set style fill solid 0.4 border -1\nset key off\n"
-		  "set xtics (",
-		  lat ? "Latency under load (ms)" : "Total goodput (Mbit/s)");
+	plot_printf(&b,
+		    "set title '%s'\nset style data boxplot\n"
+		    "set style fill solid 0.4 border -1\nset key off\n"
+		    "set xtics (",
+		    lat ? "Latency under load (ms)" : "Total goodput (Mbit/s)");
 	for (size_t i = 0; i < n; i++)
-		sb_printf(&b, "%s\"%c: %s\" %zu", i ? ", " : "",
-			  (int)('A' + i % 26),
-			  runs[i].variant ? runs[i].variant : "?", i + 1);
-	sb_printf(&b, ")\nset xrange [0.5:%zu.5]\n%splot ", n,
-		  lat ? "set logscale y\n" : "");
+		plot_printf(&b, "%s\"%c: %s\" %zu", i ? ", " : "",
+			    (int)('A' + i % 26),
+			    runs[i].variant ? runs[i].variant : "?", i + 1);
+	plot_printf(&b, ")\nset xrange [0.5:%zu.5]\n%splot ", n,
+		    lat ? "set logscale y\n" : "");
 	for (size_t i = 0; i < n; i++)
-		sb_printf(&b, "%s$d%zu using (%zu):1", i ? ", " : "", i, i + 1);
-	sb_printf(&b, "\n");
-	rc =
-	    gnuplot(out, b.s, lat ? "box-latency.png" : "box-goodput.png", err);
+		plot_printf(&b, "%s$d%zu using (%zu):1", i ? ", " : "", i,
+			    i + 1);
+	plot_printf(&b, "\n");
+	rc = plot_gnuplot(out, b.s, lat ? "box-latency.png" : "box-goodput.png",
+			  err);
 	free(b.s);
 	return rc;
 }
@@ -507,7 +422,7 @@ int report_write(const char *const *run_dirs, size_t n, const char *out_dir,
 #define TREND_NIGHTS 30
 
 struct trend_ctx {
-	struct sbuf *data;
+	struct plot_buf *data;
 	const struct regressed *reg;
 	int n;
 	char labels[TREND_NIGHTS][16];
@@ -578,11 +493,11 @@ static int trend_point(void *ctx, const struct store_run *run)
 	/* x: the night's index; its date (MM-DD) labels it */
 	snprintf(t->labels[t->n], sizeof(t->labels[0]), "%.5s",
 		 strlen(run->start) >= 10 ? run->start + 5 : "?");
-	sb_printf(t->data, "%d %.6g %.6g %.6g %d\n", t->n, run->lat_median_ms,
-		  run->lat_p99_ms,
-		  (isnan(run->up_mbps) ? 0 : run->up_mbps) +
-		      (isnan(run->down_mbps) ? 0 : run->down_mbps),
-		  is_regressed(t->reg, run->id));
+	plot_printf(t->data, "%d %.6g %.6g %.6g %d\n", t->n, run->lat_median_ms,
+		    run->lat_p99_ms,
+		    (isnan(run->up_mbps) ? 0 : run->up_mbps) +
+			(isnan(run->down_mbps) ? 0 : run->down_mbps),
+		    is_regressed(t->reg, run->id));
 	t->n++;
 	return 0;
 }
@@ -591,7 +506,7 @@ static int plot_trend(const char *out, int k, struct store *db,
 		      const char *suite, const char *variant,
 		      const struct regressed *reg, struct al_err *err)
 {
-	struct sbuf data = {0}, b = {0};
+	struct plot_buf data = {0}, b = {0};
 	struct trend_ctx t = {&data, reg, 0, {{0}}};
 	struct store_query q = {
 	    .suite = suite, .variant = variant, .last = TREND_NIGHTS};
@@ -604,27 +519,27 @@ static int plot_trend(const char *out, int k, struct store *db,
 		free(data.s);
 		return 1;
 	}
-	sb_printf(&b, "$d << EOD\n%sEOD\n", data.s);
-	sb_printf(&b,
-		  "set title '%s on %s: the last %d runs (red: regressed)'\n"
-		  "set ylabel 'latency under load (ms)'\n"
-		  "set y2label 'goodput (Mbit/s)'\nset ytics nomirror\n"
-		  "set y2tics\nset yrange [0:*]\nset y2range [0:*]\n"
-		  "set key outside bottom center horizontal\nset xtics (",
-		  suite, variant, t.n);
+	plot_printf(&b, "$d << EOD\n%sEOD\n", data.s);
+	plot_printf(&b,
+		    "set title '%s on %s: the last %d runs (red: regressed)'\n"
+		    "set ylabel 'latency under load (ms)'\n"
+		    "set y2label 'goodput (Mbit/s)'\nset ytics nomirror\n"
+		    "set y2tics\nset yrange [0:*]\nset y2range [0:*]\n"
+		    "set key outside bottom center horizontal\nset xtics (",
+		    suite, variant, t.n);
 	for (int i = 0; i < t.n; i++)
-		sb_printf(&b, "%s\"%s\" %d", i ? ", " : "", t.labels[i], i);
-	sb_printf(&b,
-		  ") rotate by -45\nset xrange [-0.5:%d.5]\n"
-		  "plot $d using 1:2 with linespoints lw 2 title 'median',"
-		  " $d using 1:3 with linespoints dt 2 title 'p99',"
-		  " $d using 1:4 axes x1y2 with linespoints title "
-		  "'goodput',"
-		  " $d using 1:($5 > 0 ? $2 : 1/0) with points pt 7 ps 2 "
-		  "lc rgb 'red' title 'regressed'\n",
-		  t.n - 1);
+		plot_printf(&b, "%s\"%s\" %d", i ? ", " : "", t.labels[i], i);
+	plot_printf(&b,
+		    ") rotate by -45\nset xrange [-0.5:%d.5]\n"
+		    "plot $d using 1:2 with linespoints lw 2 title 'median',"
+		    " $d using 1:3 with linespoints dt 2 title 'p99',"
+		    " $d using 1:4 axes x1y2 with linespoints title "
+		    "'goodput',"
+		    " $d using 1:($5 > 0 ? $2 : 1/0) with points pt 7 ps 2 "
+		    "lc rgb 'red' title 'regressed'\n",
+		    t.n - 1);
 	snprintf(png, sizeof(png), "trend-%d.png", k);
-	rc = gnuplot(out, b.s, png, err);
+	rc = plot_gnuplot(out, b.s, png, err);
 	free(data.s);
 	free(b.s);
 	return rc;
@@ -638,7 +553,7 @@ int report_nightly(const char *results_dir, const char *night_dir,
 	const char **dirs;
 	char(*dbuf)[4600];
 	struct regressed reg = {0};
-	struct sbuf html = {0};
+	struct plot_buf html = {0};
 	struct store *db;
 	int trends = 0, rc;
 	size_t n = 0;
@@ -671,9 +586,9 @@ int report_nightly(const char *results_dir, const char *night_dir,
 		n++;
 	}
 	collect_regressed(results_dir, &reg);
-	sb_printf(&html, "<h2>Nightly ");
+	plot_printf(&html, "<h2>Nightly ");
 	if (store_open(&db, results_dir, err) == 0) {
-		sb_printf(&html, "trends</h2>\n");
+		plot_printf(&html, "trends</h2>\n");
 		for (size_t i = 0; i < json_array_size(runs); i++) {
 			json_t *x = json_array_get(runs, i);
 			const char *suite = jstr(x, "suite");
@@ -693,16 +608,16 @@ int report_nightly(const char *results_dir, const char *night_dir,
 				continue;
 			if (plot_trend(out_dir, trends, db, suite, variant,
 				       &reg, err) == 0) {
-				sb_printf(&html,
-					  "<img src=\"trend-%d.png\" "
-					  "alt=\"trend\">\n",
-					  trends);
+				plot_printf(&html,
+					    "<img src=\"trend-%d.png\" "
+					    "alt=\"trend\">\n",
+					    trends);
 				trends++;
 			}
 		}
 		store_close(db);
 	} else {
-		sb_printf(&html, "trends: none (%s)</h2>\n", err->msg);
+		plot_printf(&html, "trends: none (%s)</h2>\n", err->msg);
 	}
 	rc = write_page(dirs, n, out_dir, html.s, trends, err);
 	free(html.s);

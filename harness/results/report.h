@@ -24,4 +24,12 @@ int report_write(const char *const *run_dirs, size_t n, const char *out_dir,
 int report_nightly(const char *results_dir, const char *night_dir,
 		   const char *out_dir, struct al_err *err);
 
+/* The page of one sweep (sweep_json, as `airlab sweep` writes it):
+ * goodput, latency under load (median and p99) and the rate used against
+ * the attenuation read back (or the fixed rate), one line per variant and
+ * moved station, and every step's figures. Returns the images written
+ * (3) or -1. */
+int report_sweep(const char *sweep_json, const char *out_dir,
+		 struct al_err *err);
+
 #endif

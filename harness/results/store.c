@@ -30,7 +30,16 @@ static const char schema[] =
     " run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     " name TEXT NOT NULL, associated INTEGER, assoc_s REAL,"
     " signal_dbm REAL, txrate_mbps REAL, PRIMARY KEY(run_id, name));"
-    "CREATE INDEX IF NOT EXISTS runs_by_suite ON runs(suite, variant, start);";
+    "CREATE INDEX IF NOT EXISTS runs_by_suite ON runs(suite, variant, start);"
+    /* Sweeps and bisects: ordered steps, each a run (or none: a step that
+     * could not run, e.g. every station dropped, a build that failed). */
+    "CREATE TABLE IF NOT EXISTS series("
+    " id TEXT PRIMARY KEY, kind TEXT NOT NULL, file TEXT NOT NULL,"
+    " start TEXT, status TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS series_steps("
+    " series_id TEXT NOT NULL REFERENCES series(id) ON DELETE CASCADE,"
+    " idx INTEGER NOT NULL, run_id TEXT, variant TEXT, x REAL, label TEXT,"
+    " outcome TEXT, PRIMARY KEY(series_id, idx));";
 
 static int db_err(struct store *s, struct al_err *err, const char *what)
 {
@@ -235,6 +244,24 @@ static int put_stations(struct store *s, const char *id, json_t *root)
 	return rc;
 }
 
+/* One statement whose parameters are all text (NULL binds NULL). */
+static int exec_texts(struct store *s, const char *sql, const char *const *vals,
+		      int n)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	for (int k = 0; k < n; k++)
+		if (vals[k])
+			sqlite3_bind_text(st, k + 1, vals[k], -1,
+					  SQLITE_STATIC);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* Inside a transaction the caller owns. */
 static int add_run(struct store *s, const char *run_dir, struct al_err *err)
 {
@@ -262,18 +289,6 @@ static int add_run(struct store *s, const char *run_dir, struct al_err *err)
 	else
 		suite_of_id(id, suite, sizeof(suite));
 	in.id = id;
-	if (sqlite3_prepare_v2(s->db, "DELETE FROM runs WHERE id = ?", -1, &st,
-			       NULL) != SQLITE_OK)
-		goto db;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto db;
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(s->db,
-			       "INSERT INTO runs VALUES(?, ?, ?, ?, ?, ?, ?, "
-			       "?, ?, ?, ?, ?, ?, ?, ?)",
-			       -1, &st, NULL) != SQLITE_OK)
-		goto db;
 	{
 		const char *vals[] = {id,
 				      run_dir,
@@ -291,13 +306,14 @@ static int add_run(struct store *s, const char *run_dir, struct al_err *err)
 				      jstr(root, "reasons"),
 				      jstr(root, "flent_file")};
 
-		for (int k = 0; k < 15; k++)
-			if (vals[k])
-				sqlite3_bind_text(st, k + 1, vals[k], -1,
-						  SQLITE_STATIC);
+		if (exec_texts(s, "DELETE FROM runs WHERE id = ?", vals, 1) <
+			0 ||
+		    exec_texts(s,
+			       "INSERT INTO runs VALUES(?, ?, ?, ?, ?, ?, ?, "
+			       "?, ?, ?, ?, ?, ?, ?, ?)",
+			       vals, 15) < 0)
+			goto db;
 	}
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto db;
 	if (sqlite3_prepare_v2(s->db,
 			       "INSERT OR REPLACE INTO metrics VALUES(?, ?, ?)",
 			       -1, &in.metric, NULL) != SQLITE_OK)
@@ -316,20 +332,130 @@ out:
 	return rc;
 }
 
-int store_add_run(struct store *s, const char *run_dir, struct al_err *err)
+/* add (one run, one series) in a transaction of its own. */
+static int in_transaction(struct store *s,
+			  int (*add)(struct store *, const char *,
+				     struct al_err *),
+			  const char *what, struct al_err *err)
 {
 	if (exec(s, "BEGIN IMMEDIATE", err) < 0)
 		return -1;
-	if (add_run(s, run_dir, err) < 0) {
+	if (add(s, what, err) < 0) {
 		exec(s, "ROLLBACK", NULL);
 		return -1;
 	}
 	return exec(s, "COMMIT", err);
 }
 
+int store_add_run(struct store *s, const char *run_dir, struct al_err *err)
+{
+	return in_transaction(s, add_run, run_dir, err);
+}
+
 static int by_name(const struct dirent **a, const struct dirent **b)
 {
 	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* Inside a transaction the caller owns. */
+static int add_series(struct store *s, const char *file, struct al_err *err)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(file, 0, &jerr), *steps;
+	const char *id, *kind, *status;
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (!root)
+		return al_errf(err, "%s:%d: %s", file, jerr.line, jerr.text);
+	id = jstr(root, "id");
+	kind = jstr(root, "kind");
+	status = jstr(root, "status");
+	steps = json_object_get(root, "steps");
+	if (!id || !id[0] || !kind || !status || !json_is_array(steps)) {
+		al_errf(err,
+			"%s: no \"id\", \"kind\", \"status\" or \"steps\": "
+			"not a sweep or bisect record",
+			file);
+		goto out;
+	}
+	{
+		const char *vals[] = {id, kind, file, jstr(root, "start"),
+				      status};
+
+		if (exec_texts(s, "DELETE FROM series WHERE id = ?", vals, 1) <
+			0 ||
+		    exec_texts(s, "INSERT INTO series VALUES(?, ?, ?, ?, ?)",
+			       vals, 5) < 0)
+			goto db;
+	}
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT INTO series_steps VALUES"
+			       "(?, ?, ?, ?, ?, ?, ?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto db;
+	for (size_t i = 0; i < json_array_size(steps); i++) {
+		json_t *v = json_array_get(steps, i);
+		json_t *x = json_object_get(v, "x");
+
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 2, (int)i);
+		sqlite3_bind_text(st, 3, jstr(v, "run_id"), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, jstr(v, "variant"), -1, SQLITE_STATIC);
+		if (json_is_number(x))
+			sqlite3_bind_double(st, 5, json_number_value(x));
+		else
+			sqlite3_bind_null(st, 5);
+		sqlite3_bind_text(st, 6, jstr(v, "label"), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 7, jstr(v, "outcome"), -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto db;
+	}
+	rc = 0;
+	goto out;
+db:
+	db_err(s, err, file);
+out:
+	sqlite3_finalize(st);
+	json_decref(root);
+	return rc;
+}
+
+int store_add_series(struct store *s, const char *file, struct al_err *err)
+{
+	return in_transaction(s, add_series, file, err);
+}
+
+/* Every results_dir/SUB/ * /NAME (sweeps/ * /sweep.json...). */
+static void reindex_series(struct store *s, const char *results_dir,
+			   const char *sub, const char *name, size_t *indexed,
+			   size_t *skipped)
+{
+	char dir[4200];
+	struct dirent **ents;
+	int n;
+
+	snprintf(dir, sizeof(dir), "%s/%s", results_dir, sub);
+	n = scandir(dir, &ents, NULL, by_name);
+	for (int i = 0; i < n; i++) {
+		char f[4600];
+		struct stat sb;
+		struct al_err e;
+
+		snprintf(f, sizeof(f), "%s/%s/%s", dir, ents[i]->d_name, name);
+		if (ents[i]->d_name[0] != '.' && stat(f, &sb) == 0) {
+			if (add_series(s, f, &e) < 0) {
+				fprintf(stderr, "%s\n", e.msg);
+				(*skipped)++;
+			} else {
+				(*indexed)++;
+			}
+		}
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
 }
 
 int store_reindex(const char *results_dir, size_t *indexed, size_t *skipped,
@@ -368,7 +494,8 @@ int store_reindex(const char *results_dir, size_t *indexed, size_t *skipped,
 		return -1;
 	}
 	/* One transaction: readers see the old index or the new one. */
-	if (exec(s, "BEGIN IMMEDIATE; DELETE FROM runs;", err) < 0)
+	if (exec(s, "BEGIN IMMEDIATE; DELETE FROM runs; DELETE FROM series;",
+		 err) < 0)
 		goto fail;
 	for (int i = 0; i < n; i++) {
 		char dir[4200], rj[4300];
@@ -389,6 +516,10 @@ int store_reindex(const char *results_dir, size_t *indexed, size_t *skipped,
 			(*indexed)++;
 		}
 	}
+	reindex_series(s, results_dir, "sweeps", "sweep.json", indexed,
+		       skipped);
+	reindex_series(s, results_dir, "bisect", "bisect.json", indexed,
+		       skipped);
 	if (exec(s, "COMMIT", err) < 0)
 		goto fail;
 	for (int i = 0; i < n; i++)

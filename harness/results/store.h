@@ -21,7 +21,14 @@ void store_close(struct store *s);
  * store is replaced: the directory is the truth. Errors name the file. */
 int store_add_run(struct store *s, const char *run_dir, struct al_err *err);
 
-/* Rebuilds results_dir/airlab.db from every results_dir/ * /run.json: into
+/* Indexes a series of runs from its record file (a sweep's sweep.json, a
+ * bisect's bisect.json): {"id", "kind", "status", "start", "steps": [{
+ * "run_id", "variant", "x", "label", "outcome"}]}. A series already in the
+ * store under that id is replaced. */
+int store_add_series(struct store *s, const char *file, struct al_err *err);
+
+/* Rebuilds results_dir/airlab.db from every results_dir/ * /run.json (and the
+ * series in sweeps/ * /sweep.json and bisect/ * /bisect.json): into
  * a new file that then replaces the old one, so readers never see a half
  * index. A run.json that cannot be read is skipped and reported on
  * stderr (one line, file name first); *skipped counts them. */

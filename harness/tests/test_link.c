@@ -150,12 +150,45 @@ static void delta_and_rate(void **state)
 	assert_false(d.sta[0].have);
 }
 
+/* A station's own dump: its one peer, the AP, with minstrel's estimate;
+ * none when it is not associated. */
+static void own_dump(void **state)
+{
+	struct link_sta l;
+	char msg[256];
+
+	(void)state;
+	assert_int_equal(
+	    link_from_own_dump("Station 02:00:00:00:00:00 (on wlan0)\n"
+			       "\tsignal:  \t-85 dBm\n"
+			       "\ttx bitrate:\t65.0 MBit/s MCS 7\n"
+			       "\texpected throughput:\t10.162Mbps\n"
+			       "Station 02:00:00:00:00:99 (on wlan0)\n"
+			       "\texpected throughput:\t99.0Mbps\n",
+			       "sta1", &l, msg, sizeof(msg)),
+	    0);
+	assert_true(l.have);
+	assert_true(l.signal_dbm == -85 && l.tx_bitrate_mbps == 65.0);
+	assert_true(fabs(l.expected_mbps - 10.162) < 1e-9);
+	assert_int_equal(link_from_own_dump("", "sta1", &l, msg, sizeof(msg)),
+			 0);
+	assert_false(l.have);
+	assert_true(isnan(l.expected_mbps));
+	assert_int_equal(
+	    link_from_own_dump("Station 02:00:00:00:00:00 (on wlan0)\n"
+			       "\texpected throughput:\tfastMbps\n",
+			       "sta1", &l, msg, sizeof(msg)),
+	    -1);
+	assert_non_null(strstr(msg, "sta1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(parse_fields),
 	    cmocka_unit_test(malformed_lines),
 	    cmocka_unit_test(delta_and_rate),
+	    cmocka_unit_test(own_dump),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -305,11 +305,79 @@ static void sigkill_leaves_index_consistent(void **state)
 	}
 }
 
+static int count_rows(const char *sql)
+{
+	char dbpath[128];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int n = -1;
+
+	snprintf(dbpath, sizeof(dbpath), "%s/airlab.db", root);
+	if (sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK)
+		return -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
+}
+
+/* A sweep's record goes in as a series of steps; reindex finds it again;
+ * a record that is not one is refused with its file name. */
+static void series_indexed(void **state)
+{
+	struct store *s;
+	struct al_err err;
+	char dir[256], file[300], bad[300];
+	size_t indexed, skipped;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/sweeps", root);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/sweeps/S1", root);
+	mkdir(dir, 0755);
+	snprintf(file, sizeof(file), "%s/sweep.json", dir);
+	write_file(file,
+		   "{\"id\": \"S1\", \"kind\": \"sweep\", \"status\": "
+		   "\"complete\", \"start\": \"20261204T000000Z\", \"steps\": ["
+		   "{\"variant\": \"v\", \"x\": 0, \"label\": \"0 dB\", "
+		   "\"outcome\": \"ok\", \"run_id\": \"r1\"},"
+		   "{\"variant\": \"v\", \"x\": 30, \"label\": \"30 dB\", "
+		   "\"outcome\": \"dropped\", \"run_id\": null}]}");
+	assert_int_equal(store_open(&s, root, &err), 0);
+	assert_int_equal(store_add_series(s, file, &err), 0);
+	/* Again: replaced, not doubled. */
+	assert_int_equal(store_add_series(s, file, &err), 0);
+	snprintf(bad, sizeof(bad), "%s/notasweep.json", root);
+	write_file(bad, "{\"id\": \"S2\"}");
+	assert_int_equal(store_add_series(s, bad, &err), -1);
+	assert_non_null(strstr(err.msg, bad));
+	write_file(bad, "{\"id\": ");
+	assert_int_equal(store_add_series(s, bad, &err), -1);
+	assert_non_null(strstr(err.msg, bad));
+	store_close(s);
+	assert_int_equal(count_rows("SELECT count(*) FROM series_steps WHERE "
+				    "series_id = 'S1'"),
+			 2);
+	assert_int_equal(count_rows("SELECT count(*) FROM series_steps WHERE "
+				    "outcome = 'dropped' AND x = 30 AND "
+				    "run_id IS NULL"),
+			 1);
+	assert_int_equal(store_reindex(root, &indexed, &skipped, &err), 0);
+	assert_int_equal(count_rows("SELECT count(*) FROM series WHERE id = "
+				    "'S1' AND status = 'complete'"),
+			 1);
+	assert_int_equal(count_rows("SELECT count(*) FROM series_steps"), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(add_query_replace),
 	    cmocka_unit_test(reindex_rebuilds),
+	    cmocka_unit_test(series_indexed),
 	    cmocka_unit_test(sigkill_leaves_index_consistent),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,89 @@
+#include "plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Runs argv with stdout and stderr appended to log; its exit status, or
+ * -1 when it could not be started. */
+int plot_run_tool(char *const argv[], const char *log)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Writes script to a file in out and runs gnuplot on it. */
+int plot_gnuplot(const char *out, const char *script, const char *png,
+		 struct al_err *err)
+{
+	char path[4200], log[4200];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/.plot.gp", out);
+	snprintf(log, sizeof(log), "%s/report.log", out);
+	if (!(f = fopen(path, "w")))
+		return al_errf(err, "cannot write %s: %s", path,
+			       strerror(errno));
+	fprintf(f,
+		"set terminal pngcairo size 800,400 font ',10'\n"
+		"set output '%s/%s'\nset grid ytics\n%s",
+		out, png, script);
+	fclose(f);
+	rc = plot_run_tool((char *const[]){"gnuplot", path, NULL}, log);
+	unlink(path);
+	if (rc)
+		return al_errf(err,
+			       "gnuplot could not draw %s (exit %d, see "
+			       "%s)",
+			       png, rc, log);
+	return 0;
+}
+
+void plot_printf(struct plot_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->s ? b->s + b->len : NULL,
+			      b->s ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if (b->s && b->len + (size_t)n < b->cap) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t nc = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
+		char *ns = realloc(b->s, nc);
+
+		if (!ns)
+			return;
+		b->s = ns;
+		b->cap = nc;
+	}
+}

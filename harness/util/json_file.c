@@ -1,0 +1,23 @@
+#include "json_file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int json_write_atomic(json_t *root, const char *path, int sort,
+		      struct al_err *err)
+{
+	char tmp[4200];
+	size_t flags = JSON_INDENT(2) | (sort ? JSON_SORT_KEYS : 0);
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return al_errf(err, "%s: path too long", path);
+	if (json_dump_file(root, tmp, flags) < 0 || rename(tmp, path) < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		return al_errf(err, "cannot write %s: %s", path, strerror(e));
+	}
+	return 0;
+}
