@@ -305,33 +305,99 @@ static int dut_sh(struct dut *d, const char *cmd, char **out, int timeout_s)
 	return status;
 }
 
+/* The cell's basic rates in Mb/s: the topology's, else hostapd's default
+ * for the band. */
+static int basic_rates(const struct cell *c, double *out)
+{
+	static const double cck[] = {1, 2, 5.5, 11}, ofdm[] = {6, 12, 24};
+	int n = c->topo.ap.nbasic_rates;
+
+	for (int i = 0; i < n; i++)
+		out[i] = c->topo.ap.basic_rates[i] / 10.0;
+	if (n)
+		return n;
+	if (five_ghz(c)) {
+		memcpy(out, ofdm, sizeof(ofdm));
+		return 3;
+	}
+	memcpy(out, cck, sizeof(cck));
+	return 4;
+}
+
+/* mac80211 drops a fixed mask that misses every basic rate, and
+ * minstrel_ht never picks a legacy OFDM rate for an HT station: a legacy
+ * step needs its rate among the basic rates and stations with ht: false. */
+static int legacy_usable(const struct sweep *sw, const struct cell *c)
+{
+	double basic[12];
+	int nb = basic_rates(c, basic);
+
+	for (int i = 0; i < sw->nx; i++) {
+		bool ok = false;
+
+		for (int b = 0; b < nb; b++)
+			ok |= basic[b] == sw->x[i];
+		if (!ok) {
+			fprintf(stderr,
+				"airlab sweep: --rates legacy:%g: %s: %g Mb/s "
+				"is not among the cell's basic rates (ap "
+				"basic_rates), so mac80211 would not keep it\n",
+				sw->x[i], c->topo.path, sw->x[i]);
+			return -1;
+		}
+	}
+	for (int k = 0; k < sw->nwatch; k++)
+		if (c->topo.stations[sw->watch[k]].ht) {
+			fprintf(stderr,
+				"%s:%d: station %s: a legacy rate sweep needs "
+				"'ht: false' (minstrel_ht does not use legacy "
+				"OFDM rates for an HT station)\n",
+				c->topo.path,
+				c->topo.stations[sw->watch[k]].line,
+				c->topo.stations[sw->watch[k]].name);
+			return -1;
+		}
+	return 0;
+}
+
 /* Fixes (x >= 0) or frees (x < 0) the bitrate mask of every watched
- * station's wlan0. */
+ * station's wlan0. An MCS step keeps the lowest basic rate too: the mask
+ * must meet the basic rates, and that one is slower than any MCS. */
 static int set_rates(struct sweep *sw, const struct cell *c, struct dut *d,
 		     double x)
 {
 	const char *band = five_ghz(c) ? "5" : "2.4";
+	double basic[12], low;
+	int nb = basic_rates(c, basic);
 
+	low = basic[0];
+	for (int b = 1; b < nb; b++)
+		low = basic[b] < low ? basic[b] : low;
 	for (int k = 0; k < sw->nwatch; k++) {
 		const char *sta = c->topo.stations[sw->watch[k]].name;
 		char cmd[512], *out = NULL;
 		int st;
 
 		if (x < 0)
-			snprintf(cmd, sizeof(cmd),
-				 "ip netns exec %s iw dev wlan0 set bitrates "
-				 "2>&1",
-				 sta);
+			snprintf(
+			    cmd, sizeof(cmd),
+			    "PATH=$PATH:/usr/sbin:/sbin; ip netns exec %s iw "
+			    "dev wlan0 set bitrates 2>&1",
+			    sta);
 		else if (sw->mode == SWEEP_MCS)
-			snprintf(cmd, sizeof(cmd),
-				 "ip netns exec %s iw dev wlan0 set bitrates "
-				 "legacy-%s ht-mcs-%s %g 2>&1",
-				 sta, band, band, x);
+			snprintf(
+			    cmd, sizeof(cmd),
+			    "PATH=$PATH:/usr/sbin:/sbin; ip netns exec %s iw "
+			    "dev wlan0 set bitrates legacy-%s %g ht-mcs-%s %g "
+			    "2>&1",
+			    sta, band, low, band, x);
 		else
-			snprintf(cmd, sizeof(cmd),
-				 "ip netns exec %s iw dev wlan0 set bitrates "
-				 "legacy-%s %g ht-mcs-%s 2>&1",
-				 sta, band, x, band);
+			snprintf(
+			    cmd, sizeof(cmd),
+			    "PATH=$PATH:/usr/sbin:/sbin; ip netns exec %s iw "
+			    "dev wlan0 set bitrates legacy-%s %g ht-mcs-%s "
+			    "2>&1",
+			    sta, band, x, band);
 		st = dut_sh(d, cmd, &out, 20);
 		if (st != 0) {
 			if (st > 0)
@@ -807,6 +873,8 @@ static int parse_args(struct sweep *sw, int argc, char **argv,
 			}
 			if (rc == 0)
 				rc = pick_stations(sw, &c, stations);
+			if (rc == 0 && sw->mode == SWEEP_LEGACY)
+				rc = legacy_usable(sw, &c);
 		}
 		cell_free(&c);
 		if (rc < 0)
