@@ -128,6 +128,11 @@ check: deps
 check-unit: all $(TESTS) $(TESTS_ASAN)
 	harness/tests/run-all.sh --unit-only
 
+# Soak and slow end-to-end tests, not in CI (see harness/tests/long/).
+check-long: deps
+	$(MAKE) all image
+	@rc=0; for t in harness/tests/long/it_*.sh; do echo "== $$t"; $$t || rc=1; done; exit $$rc
+
 bench: deps
 	$(MAKE) all image
 	harness/tests/bench.sh

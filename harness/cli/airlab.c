@@ -55,6 +55,14 @@ static const struct subcommand subcommands[] = {
      "[--dwell S] [--variant V[,V...]] [--out RESULTS]",
      "one run per attenuation or rate step, the link settled first; "
      "results/sweeps/ID/sweep.json"},
+    {"bisect", cmd_bisect,
+     "--repo DIR --good REV --bad REV --build CMD --metric M "
+     "[--threshold X] [--runs N] [--max-runs N] [--suite S] [--length S] "
+     "[--out RESULTS]",
+     "git bisect run over a repo that builds the DUT's stack variant: "
+     "the first commit that made M worse"},
+    {"bisect-step", cmd_bisect_step, "DIR",
+     "one step of a bisect (what git bisect run calls)"},
 };
 
 #define NSUB (sizeof(subcommands) / sizeof(subcommands[0]))

@@ -95,6 +95,13 @@ struct cli_run_result {
 };
 int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 		  const char *out_dir, int wait_s, struct cli_run_result *out);
+/* --threshold: a relative change from 0 to 10 (0.05 = 5%); prints the
+ * error for cmd and returns -1 otherwise. */
+int cli_threshold_arg(const char *cmd, const char *v, double *out);
+/* --metric: one `airlab compare` knows, else NULL after printing the error
+ * with the known ones. */
+struct cmp_metric;
+const struct cmp_metric *cli_metric_arg(const char *cmd, const char *name);
 /* Reports an error line on stderr and returns the exit status to use. */
 int cli_fail(const struct al_err *err);
 /* The same, for functions that return -1 on failure. */
@@ -116,5 +123,7 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o);
 int cmd_atten(int argc, char **argv, struct cli_opts *o);
 int cmd_medium(int argc, char **argv, struct cli_opts *o);
 int cmd_sweep(int argc, char **argv, struct cli_opts *o);
+int cmd_bisect(int argc, char **argv, struct cli_opts *o);
+int cmd_bisect_step(int argc, char **argv, struct cli_opts *o);
 
 #endif

@@ -29,6 +29,36 @@ static void pct(char *buf, size_t len, double v)
 		snprintf(buf, len, "%+.1f%%", 100 * v);
 }
 
+int cli_threshold_arg(const char *cmd, const char *v, double *out)
+{
+	char *end;
+
+	*out = strtod(v, &end);
+	if (!*v || *end || !(*out >= 0 && *out <= 10)) {
+		fprintf(stderr,
+			"airlab %s: --threshold '%s' is not a fraction from 0 "
+			"to 10 (0.05 = 5%%)\n",
+			cmd, v);
+		return -1;
+	}
+	return 0;
+}
+
+const struct cmp_metric *cli_metric_arg(const char *cmd, const char *name)
+{
+	const struct cmp_metric *m = cmp_metric_find(name), *all;
+	size_t n;
+
+	if (m)
+		return m;
+	all = cmp_metrics(&n);
+	fprintf(stderr, "airlab %s: unknown metric '%s' (known:", cmd, name);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, " %s", all[i].name);
+	fprintf(stderr, ")\n");
+	return NULL;
+}
+
 int cmd_compare(int argc, char **argv, struct cli_opts *o)
 {
 	const char *metric = NULL, *thr = NULL, *base = NULL, *out = NULL;
@@ -49,26 +79,10 @@ int cmd_compare(int argc, char **argv, struct cli_opts *o)
 	if (rc >= 0)
 		return rc;
 	results = cli_results_dir(o, out, buf, sizeof(buf));
-	if (thr) {
-		char *end;
-
-		threshold = strtod(thr, &end);
-		if (!*thr || *end || !(threshold >= 0 && threshold <= 10)) {
-			fprintf(stderr,
-				"airlab compare: --threshold '%s' is not a "
-				"fraction from 0 to 10 (0.05 = 5%%)\n",
-				thr);
-			return 2;
-		}
-	}
-	if (metric && !cmp_metric_find(metric)) {
-		fprintf(stderr,
-			"airlab compare: unknown metric '%s' (known:", metric);
-		for (size_t i = 0; i < nm; i++)
-			fprintf(stderr, " %s", all[i].name);
-		fprintf(stderr, ")\n");
+	if (thr && cli_threshold_arg("compare", thr, &threshold) < 0)
 		return 2;
-	}
+	if (metric && !cli_metric_arg("compare", metric))
+		return 2;
 	if (base && strcmp(base, "last-good")) {
 		fprintf(stderr,
 			"airlab compare: --baseline '%s': only 'last-good' "

@@ -1,5 +1,7 @@
 #include "plot.h"
 
+#include "../util/proc.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -9,29 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Runs argv with stdout and stderr appended to log; its exit status, or
- * -1 when it could not be started. */
 int plot_run_tool(char *const argv[], const char *log)
 {
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-			close(fd);
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return proc_run(argv, NULL, NULL, log);
 }
 
 /* Writes script to a file in out and runs gnuplot on it. */

@@ -20,12 +20,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# jq FILE EXPR: a Python expression over the JSON file as d.
-jq_py() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-print(eval(sys.argv[2]))' "$1" "$2"
-}
 # db SQL: the first column of the first row from the results store.
 db() {
 	python3 -c 'import sqlite3, sys
@@ -65,12 +59,12 @@ if [ "$rc" -ne 0 ] || [ -z "$sj" ]; then
 	tail -30 "$work/sweep.err"
 fi
 check "sweep exits 0" test "$rc" -eq 0
-check "sweep.json says complete" test "$(jq_py "$sj" 'd["status"]')" = complete
-check "6 steps recorded (0 to 75 by 15)" test "$(jq_py "$sj" 'len(d["steps"])')" -eq 6
+check "sweep.json says complete" test "$(json_eval "$sj" 'd["status"]')" = complete
+check "6 steps recorded (0 to 75 by 15)" test "$(json_eval "$sj" 'len(d["steps"])')" -eq 6
 check "every step's attenuation is what the medium read back" \
-	test "$(jq_py "$sj" 'all(s["atten"][0]["read_db"] == s["atten"][0]["set_db"] == s["x"] for s in d["steps"])')" = True
+	test "$(json_eval "$sj" 'all(s["atten"][0]["read_db"] == s["atten"][0]["set_db"] == s["x"] for s in d["steps"])')" = True
 # Per step: dB, associated, rate used, up + down goodput.
-jq_py "$sj" '"\n".join("%g %d %s %s" % (s["x"], s["stations"][0]["associated"],
+json_eval "$sj" '"\n".join("%g %d %s %s" % (s["x"], s["stations"][0]["associated"],
 	s["stations"][0]["rate_mbps"], (s["stations"][0]["goodput_up_mbps"] or 0) + (s["stations"][0]["goodput_down_mbps"] or 0))
 	for s in d["steps"])' >"$work/steps"
 sed 's/^/# step: dB assoc rate_Mb\/s goodput_Mbit\/s: /' "$work/steps"
@@ -81,13 +75,13 @@ check "the rate used falls: $rate0 Mb/s at 0 dB, $ratel at $xl dB (the last step
 check "goodput falls: $good0 Mbit/s at 0 dB, $goodl at $xl dB" \
 	awk -v a="$good0" -v b="$goodl" 'BEGIN { exit !(a > 2 * b) }'
 check "sta1 dropped at the far end: recorded as dropped, no run" \
-	test "$(jq_py "$sj" 'd["steps"][-1]["outcome"] == "dropped" and d["steps"][-1]["run_id"] is None and not d["steps"][-1]["stations"][0]["associated"]')" = True
+	test "$(json_eval "$sj" 'd["steps"][-1]["outcome"] == "dropped" and d["steps"][-1]["run_id"] is None and not d["steps"][-1]["stations"][0]["associated"]')" = True
 check "once dropped, it stays dropped further out (the sweep went on)" \
 	awk '$2 == 0 { gone = 1 } $2 == 1 && gone { bad = 1 } END { exit !(gone && !bad) }' "$work/steps"
 check "the steps that ran settled first" \
-	test "$(jq_py "$sj" 'all(s["stations"][0]["settled"] for s in d["steps"] if s["run_id"])')" = True
-id=$(jq_py "$sj" 'd["id"]')
-nrun=$(jq_py "$sj" 'sum(1 for s in d["steps"] if s["run_id"])')
+	test "$(json_eval "$sj" 'all(s["stations"][0]["settled"] for s in d["steps"] if s["run_id"])')" = True
+id=$(json_eval "$sj" 'd["id"]')
+nrun=$(json_eval "$sj" 'sum(1 for s in d["steps"] if s["run_id"])')
 check "the store holds the sweep and its $nrun runs" \
 	test "$(db "SELECT count(*) FROM series_steps s JOIN runs r ON r.id = s.run_id WHERE s.series_id = '$id'")" -eq "$nrun"
 check "path1 is back where the sweep found it" \
@@ -111,7 +105,7 @@ al sweep --out "$res" --rates mcs:0,7 --suite tcp_1up --length 8 --dwell 10 \
 rc=$?
 rj=$(ls -t "$res"/sweeps/*/sweep.json | head -1)
 [ "$rc" -eq 0 ] || tail -20 "$work/rates.err"
-read -r br0 br7 up0 up7 <<<"$(jq_py "$rj" '" ".join(str(s["stations"][0][k]) for k in ("settle_txrate_mbps",) for s in d["steps"]) + " " + " ".join(str(s["stations"][0]["goodput_up_mbps"]) for s in d["steps"])')"
+read -r br0 br7 up0 up7 <<<"$(json_eval "$rj" '" ".join(str(s["stations"][0][k]) for k in ("settle_txrate_mbps",) for s in d["steps"]) + " " + " ".join(str(s["stations"][0]["goodput_up_mbps"]) for s in d["steps"])')"
 echo "# fixed MCS: station tx bitrate $br0 / $br7 Mb/s, upload $up0 / $up7 Mbit/s"
 check "rate sweep exits 0" test "$rc" -eq 0
 check "MCS 0: the station sends at 6.5 Mb/s ($br0)" test "$br0" = 6.5
@@ -130,14 +124,14 @@ ij=""
 for _ in $(seq 1 120); do
 	sleep 1
 	ij=$(ls -t "$res"/sweeps/*/sweep.json | head -1)
-	[ "$ij" != "$rj" ] && [ "$(jq_py "$ij" 'len(d["steps"])' 2>/dev/null)" = 1 ] && break
+	[ "$ij" != "$rj" ] && [ "$(json_eval "$ij" 'len(d["steps"])' 2>/dev/null)" = 1 ] && break
 done
 kill -INT "$pid"
 wait "$pid"
 rc=$?
 check "interrupted sweep exits non-zero ($rc)" test "$rc" -ne 0
-check "interrupted sweep says so in its record" test "$(jq_py "$ij" 'd["status"]')" = interrupted
+check "interrupted sweep says so in its record" test "$(json_eval "$ij" 'd["status"]')" = interrupted
 check "the bench is restored after the interrupt" grep -q "path1 back to 0.00 dB" "$work/int.err"
 check "the step recorded before the interrupt is kept, with its run" \
-	test "$(jq_py "$ij" 'len(d["steps"]) >= 1 and d["steps"][0]["run_id"] is not None')" = True
+	test "$(json_eval "$ij" 'len(d["steps"]) >= 1 and d["steps"][0]["run_id"] is not None')" = True
 finish

@@ -38,6 +38,13 @@ make_topology() {
 	} >"$f"
 }
 
+# json_eval FILE EXPR: a Python expression over the JSON file (as d).
+json_eval() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2]))' "$1" "$2"
+}
+
 ok() {
 	T_PASSED=$((T_PASSED + 1))
 	echo "ok - $*"
