@@ -88,7 +88,8 @@ static int load(struct bisect *b, const char *dir)
 {
 	json_error_t jerr;
 
-	snprintf(b->dir, sizeof(b->dir), "%s", dir);
+	if (dir != b->dir)
+		snprintf(b->dir, sizeof(b->dir), "%s", dir);
 	snprintf(b->src, sizeof(b->src), "%s/src", dir);
 	snprintf(b->file, sizeof(b->file), "%s/bisect.json", dir);
 	b->root = json_load_file(b->file, 0, &jerr);
@@ -441,7 +442,19 @@ static int parse_args(int argc, char **argv, struct cli_opts *o, json_t **spec)
 			strerror(errno));
 		return 2;
 	}
-	cli_results_dir(o, out, res, sizeof(res));
+	/* Absolute: the steps run in the clone. */
+	{
+		char given[PATH_MAX];
+
+		snprintf(given, sizeof(given), "%s",
+			 cli_results_dir(o, out, res, sizeof(res)));
+		if ((mkdir(given, 0755) < 0 && errno != EEXIST) ||
+		    !realpath(given, res)) {
+			fprintf(stderr, "airlab bisect: results %s: %s\n",
+				given, strerror(errno));
+			return 2;
+		}
+	}
 	if (!realpath(o->lab, lab) || !realpath(o->topology, topo)) {
 		fprintf(stderr, "airlab bisect: %s: %s\n",
 			realpath(o->lab, lab) ? o->topology : o->lab,
@@ -623,17 +636,18 @@ int cmd_bisect(int argc, char **argv, struct cli_opts *o)
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[n > 0 ? n : 0] = 0;
 	{
-		char *start[] = {"git",
-				 "bisect",
-				 "start",
-				 (char *)jstr(spec, "bad"),
-				 (char *)jstr(spec, "good"),
-				 NULL};
+		/* The two ends as measured (copies: b.root goes before the
+		 * steps rewrite bisect.json). */
+		char bad_sha[64], good_sha[64];
+		char *start[] = {"git",	  "bisect", "start",
+				 bad_sha, good_sha, NULL};
 		char *run[] = {"git",	      "bisect", "run", self,
 			       "bisect-step", b.dir,	NULL};
 		char log[PATH_MAX + 100];
 
 		snprintf(log, sizeof(log), "%s/git-bisect.log", b.dir);
+		snprintf(good_sha, sizeof(good_sha), "%s", jstr(gstep, "rev"));
+		snprintf(bad_sha, sizeof(bad_sha), "%s", jstr(bstep, "rev"));
 		json_decref(b.root);
 		b.root = NULL;
 		if (proc_run(start, b.src, NULL, log) != 0) {

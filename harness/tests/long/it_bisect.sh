@@ -16,7 +16,8 @@ res=$work/results
 al() { "$AIRLAB" --lab "$lab" --topology "$work/t1.yaml" "$@"; }
 cleanup() {
 	al down >/dev/null 2>&1
-	rm -rf "$work"
+	# AIRLAB_KEEP=1 keeps the repository and the results to look at.
+	[ -n "${AIRLAB_KEEP:-}" ] && echo "# kept $work" || rm -rf "$work"
 }
 trap cleanup EXIT
 
@@ -78,7 +79,7 @@ rc=$?
 wall=$(($(date +%s) - t0))
 cat "$work/bisect.out" | sed 's/^/# /'
 grep '^bisect: ' "$work/bisect.err" | sed 's/^/# /'
-bj=$(ls "$res"/bisect/*/bisect.json 2>/dev/null | tail -1)
+bj=$(sed -n 's/^bisect .* record \(.*\)$/\1/p' "$work/bisect.out")
 [ "$rc" -eq 0 ] || tail -40 "$work/bisect.err"
 steps=$(json_eval "$bj" 'd["bisect_steps"]')
 echo "# bisect: exit $rc, $steps steps after the two ends (limit $limit for $n commits), $wall s"
