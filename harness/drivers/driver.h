@@ -108,5 +108,7 @@ extern const struct flash_ops flash_qemu_image_ops; /* flash/qemu_image.c */
 extern const struct console_ops console_serial_ops; /* console/serial.c */
 extern const struct shell_ops shell_ssh_ops;	    /* shell/ssh.c */
 extern const struct atten_ops atten_medium_ops;	    /* atten/medium.c */
+extern const struct atten_ops atten_minicircuits_http_ops;
+extern const struct atten_ops atten_minicircuits_telnet_ops;
 
 #endif

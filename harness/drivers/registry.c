@@ -18,6 +18,8 @@ static const struct shell_ops *const shell_table[] = {
 };
 static const struct atten_ops *const atten_table[] = {
     &atten_medium_ops,
+    &atten_minicircuits_http_ops,
+    &atten_minicircuits_telnet_ops,
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -263,7 +263,8 @@ static void registry_finds_medium(void **state)
 	assert_non_null(atten_medium_ops.close);
 	assert_null(atten_driver("mediu", &err));
 	assert_string_equal(err.msg, "unknown attenuator driver 'mediu' "
-				     "(known: medium)");
+				     "(known: medium, minicircuits-http, "
+				     "minicircuits-telnet)");
 }
 
 static void open_errors_name_the_setting(void **state)
@@ -275,7 +276,7 @@ static void open_errors_name_the_setting(void **state)
 	} cases[] = {
 	    {"    driver: nosuch\n", 7,
 	     "attenuator a1: unknown attenuator driver 'nosuch' (known: "
-	     "medium)"},
+	     "medium, minicircuits-http, minicircuits-telnet)"},
 	    {"    driver: medium\n", 7,
 	     "attenuator a1: setting host is missing"},
 	    {"    driver: medium\n    host: dut9\n", 7,

@@ -68,6 +68,10 @@ static void attenuator_names_resolve(void **state)
 	struct al_err err;
 
 	assert_ptr_equal(atten_driver("medium", &err), &atten_medium_ops);
+	assert_ptr_equal(atten_driver("minicircuits-http", &err),
+			 &atten_minicircuits_http_ops);
+	assert_ptr_equal(atten_driver("minicircuits-telnet", &err),
+			 &atten_minicircuits_telnet_ops);
 	assert_null(atten_driver("virtual", &err));
 	assert_non_null(strstr(err.msg, "unknown attenuator driver"));
 	assert_non_null(strstr(err.msg, "medium"));
