@@ -6,6 +6,7 @@
 
 static const struct power_ops *const power_table[] = {
     &power_qemu_ops,
+    &power_command_ops,
 };
 static const struct flash_ops *const flash_table[] = {
     &flash_qemu_image_ops,

@@ -16,6 +16,7 @@ static void known_names_resolve(void **state)
 	struct al_err err;
 
 	assert_ptr_equal(power_driver("qemu", &err), &power_qemu_ops);
+	assert_ptr_equal(power_driver("command", &err), &power_command_ops);
 	assert_ptr_equal(flash_driver("qemu-image", &err),
 			 &flash_qemu_image_ops);
 	assert_ptr_equal(console_driver("serial", &err), &console_serial_ops);

@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void child(char *const argv[], const char *cwd, const char *const *env,
@@ -59,29 +62,64 @@ int proc_run(char *const argv[], const char *cwd, const char *const *env,
 	return pid < 0 ? -1 : wait_for(pid);
 }
 
-int proc_capture(char *const argv[], const char *cwd, char *out, size_t len)
+static double mono_ms(void)
 {
-	int p[2];
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Both captures: stdout (and stderr with merge) into out; timeout_ms < 0
+ * waits for ever, else the child's own process group is killed then. */
+static int capture(char *const argv[], const char *cwd, char *out, size_t len,
+		   int merge, int timeout_ms, int *timed_out)
+{
+	double end = mono_ms() + timeout_ms;
 	size_t n = 0;
+	int p[2], st;
 	pid_t pid;
 
+	*timed_out = 0;
+	if (len)
+		out[0] = 0;
 	if (pipe(p) < 0)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
+		/* Its own group: a timeout kills what it started too. */
+		if (timeout_ms >= 0)
+			setpgid(0, 0);
 		close(p[0]);
-		child(argv, cwd, NULL, p[1], -1);
+		child(argv, cwd, NULL, p[1], merge ? p[1] : -1);
 	}
 	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		return -1;
+	}
+	if (timeout_ms >= 0)
+		setpgid(pid, pid);
 	for (;;) {
+		struct pollfd pf = {.fd = p[0], .events = POLLIN};
+		int left = timeout_ms < 0 ? -1 : (int)(end - mono_ms()), r;
 		char buf[512];
-		ssize_t r = read(p[0], buf, sizeof(buf));
+		ssize_t got;
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
+		if (timeout_ms >= 0 && left <= 0) {
+			*timed_out = 1;
+			kill(-pid, SIGKILL);
 			break;
-		for (ssize_t i = 0; i < r && n + 1 < len; i++)
+		}
+		r = poll(&pf, 1, left);
+		if (r <= 0)
+			continue;
+		got = read(p[0], buf, sizeof(buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		for (ssize_t i = 0; i < got && n + 1 < len; i++)
 			out[n++] = buf[i];
 	}
 	close(p[0]);
@@ -89,5 +127,21 @@ int proc_capture(char *const argv[], const char *cwd, char *out, size_t len)
 		out[n] = 0;
 	while (n > 0 && out[n - 1] == '\n')
 		out[--n] = 0;
-	return pid < 0 ? -1 : wait_for(pid);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int proc_capture(char *const argv[], const char *cwd, char *out, size_t len)
+{
+	int timed_out;
+
+	return capture(argv, cwd, out, len, 0, -1, &timed_out);
+}
+
+int proc_capture_timeout(char *const argv[], char *out, size_t len,
+			 int timeout_ms, int *timed_out)
+{
+	return capture(argv, NULL, out, len, 1, timeout_ms, timed_out);
 }

@@ -16,4 +16,11 @@ int proc_run(char *const argv[], const char *cwd, const char *const *env,
  * newlines cut; output past len-1 bytes is dropped), stderr to ours. */
 int proc_capture(char *const argv[], const char *cwd, char *out, size_t len);
 
+/* Runs argv in a process group of its own with stdout and stderr both
+ * captured into out (as proc_capture); past timeout_ms the whole group is
+ * killed (SIGKILL) and *timed_out set. Returns the exit status as
+ * proc_run. */
+int proc_capture_timeout(char *const argv[], char *out, size_t len,
+			 int timeout_ms, int *timed_out);
+
 #endif
