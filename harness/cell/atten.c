@@ -1,5 +1,6 @@
 /* RF paths to attenuator channels (see atten.h). */
 #include "atten.h"
+#include "../util/lock.h"
 #include "../lab/ydoc.h"
 
 #include <stdio.h>
@@ -208,8 +209,14 @@ int atten_open(struct atten_handle *h, const struct lab *lab,
 	if (!h->ops)
 		return al_err_prefix(err, "%s:%d: attenuator %s", lab->path,
 				     a->binding.line, a->name);
+	snprintf(h->lock, sizeof(h->lock), "atten-%s", a->name);
+	if (lock_take(lab->state_dir, h->lock, a->name, err) < 0) {
+		h->lock[0] = 0;
+		return al_err_prefix(err, "attenuator");
+	}
 	if (h->ops->open(&h->dev, &h->t, err) < 0) {
 		h->dev = NULL;
+		atten_close(h);
 		return -1;
 	}
 	return 0;
@@ -220,4 +227,7 @@ void atten_close(struct atten_handle *h)
 	if (h->ops && h->dev)
 		h->ops->close(h->dev);
 	h->dev = NULL;
+	if (h->lock[0] && h->t.lab)
+		lock_give(h->t.lab->state_dir, h->lock);
+	h->lock[0] = 0;
 }

@@ -1,4 +1,5 @@
 #include "dut.h"
+#include "../util/lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,8 +27,8 @@ static void bind_target(struct drv_target *t, const struct lab *lab,
 	t->binding = b;
 }
 
-int dut_open(struct dut *d, const struct lab *lab, const char *name,
-	     struct al_err *err)
+static int open_host(struct dut *d, const struct lab *lab, const char *name,
+		     bool lock, struct al_err *err)
 {
 	const char *v;
 
@@ -37,6 +38,13 @@ int dut_open(struct dut *d, const struct lab *lab, const char *name,
 		return al_errf(err, "%s: no host '%s' in this lab", lab->path,
 			       name);
 	bind_target(&d->power_t, lab, d->host, &d->host->power);
+	snprintf(d->lock, sizeof(d->lock), "dut-%s", lock ? name : "");
+	if (!lock)
+		d->lock[0] = 0;
+	else if (lock_take(lab->state_dir, d->lock, name, err) < 0) {
+		d->lock[0] = 0;
+		return -1;
+	}
 	bind_target(&d->flash_t, lab, d->host, &d->host->flash);
 	bind_target(&d->console_t, lab, d->host, &d->host->console);
 	bind_target(&d->shell_t, lab, d->host, &d->host->shell);
@@ -66,6 +74,18 @@ int dut_open(struct dut *d, const struct lab *lab, const char *name,
 	return 0;
 }
 
+int dut_open(struct dut *d, const struct lab *lab, const char *name,
+	     struct al_err *err)
+{
+	return open_host(d, lab, name, true, err);
+}
+
+int dut_observe(struct dut *d, const struct lab *lab, const char *name,
+		struct al_err *err)
+{
+	return open_host(d, lab, name, false, err);
+}
+
 static void shell_drop(struct dut *d)
 {
 	if (d->shell_dev)
@@ -79,6 +99,9 @@ void dut_close(struct dut *d)
 	if (d->power_dev)
 		d->power->close(d->power_dev);
 	d->power_dev = NULL;
+	if (d->lock[0] && d->power_t.lab)
+		lock_give(d->power_t.lab->state_dir, d->lock);
+	d->lock[0] = 0;
 }
 
 int dut_power_get(struct dut *d, bool *on, struct al_err *err)

@@ -18,11 +18,18 @@ struct dut {
 	const struct shell_ops *shell;
 	struct shell_dev *shell_dev;
 	int boot_timeout_s;
+	char lock[LAB_NAME_MAX + 8]; /* "dut-NAME" while held, else "" */
 };
 
-/* Looks the drivers up and opens power (console and shell open on use). */
+/* Takes the host's lock (one airlab process drives a DUT at a time,
+ * util/lock.h), looks the drivers up and opens power (console and shell
+ * open on use). dut_close gives the lock back, also after a failed open. */
 int dut_open(struct dut *d, const struct lab *lab, const char *host,
 	     struct al_err *err);
+/* The same without the lock, to watch a DUT another airlab drives
+ * (console, shell, status). */
+int dut_observe(struct dut *d, const struct lab *lab, const char *host,
+		struct al_err *err);
 void dut_close(struct dut *d);
 
 int dut_power_set(struct dut *d, bool on, struct al_err *err);

@@ -276,16 +276,27 @@ int cli_cell_load(struct cell *c, struct cli_opts *o)
 	return 0;
 }
 
-int cli_dut_open(struct dut *d, const struct lab *lab, const char *name)
+static int dut_open_as(struct dut *d, const struct lab *lab, const char *name,
+		       bool observe)
 {
-	struct al_err err;
+	struct al_err err = {{0}};
 
-	if (dut_open(d, lab, name, &err) < 0) {
+	if ((observe ? dut_observe : dut_open)(d, lab, name, &err) < 0) {
 		cli_fail(&err);
 		dut_close(d);
 		return -1;
 	}
 	return 0;
+}
+
+int cli_dut_open(struct dut *d, const struct lab *lab, const char *name)
+{
+	return dut_open_as(d, lab, name, false);
+}
+
+int cli_dut_observe(struct dut *d, const struct lab *lab, const char *name)
+{
+	return dut_open_as(d, lab, name, true);
 }
 
 /* Defaults are the repo's files, found next to the binary (build/airlab)

@@ -26,8 +26,10 @@ int cli_is_help(const char *arg);
 
 /* Loads lab + topology + variant; prints the error and returns -1. */
 int cli_cell_load(struct cell *c, struct cli_opts *o);
-/* Opens the DUT that carries the AP of the topology. */
+/* Opens a DUT host, taking its lock: one airlab process drives it. */
 int cli_dut_open(struct dut *d, const struct lab *lab, const char *name);
+/* Opens it to watch, without the lock (console, shell, status). */
+int cli_dut_observe(struct dut *d, const struct lab *lab, const char *name);
 /* What bringing a cell up found. */
 struct cell_state {
 	double t0; /* CLOCK_MONOTONIC at the start */

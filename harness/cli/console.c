@@ -93,7 +93,7 @@ int cmd_console(int argc, char **argv, struct cli_opts *o)
 	}
 	if (lab_load(&lab, o->lab, &err) < 0)
 		return cli_fail(&err) + 1;
-	if (cli_dut_open(&d, &lab, host) < 0)
+	if (cli_dut_observe(&d, &lab, host) < 0)
 		goto out_lab;
 	if (!d.console) {
 		fprintf(stderr, "airlab: %s has no console in %s\n", host,

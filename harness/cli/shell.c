@@ -77,7 +77,7 @@ int cmd_shell(int argc, char **argv, struct cli_opts *o)
 		cli_fail(&err);
 		goto out_cmd;
 	}
-	if (cli_dut_open(&d, &lab, host) < 0)
+	if (cli_dut_observe(&d, &lab, host) < 0)
 		goto out_lab;
 	if (dut_run(&d, cmd, in, inlen, STDOUT_FILENO, STDERR_FILENO, &status,
 		    10, &err) < 0)

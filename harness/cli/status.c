@@ -24,7 +24,7 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 	rc = 1;
 	if (cli_cell_load(&c, o) < 0)
 		return 2;
-	if (cli_dut_open(&d, &c.lab, c.ap_host->name) < 0)
+	if (cli_dut_observe(&d, &c.lab, c.ap_host->name) < 0)
 		goto out_cell;
 	if (dut_power_get(&d, &on, &err) < 0) {
 		cli_fail(&err);

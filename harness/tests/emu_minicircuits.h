@@ -134,6 +134,10 @@ static void mc_emu_serve(struct mc_emu *e, int lfd)
 	}
 }
 
+/* Every emulator started and not stopped, for a teardown that runs when
+ * an assertion left the test early. */
+static pid_t mc_emu_running[16];
+
 /* Starts the emulator on a free loopback port (e->port). */
 static int mc_emu_start(struct mc_emu *e)
 {
@@ -154,6 +158,11 @@ static int mc_emu_start(struct mc_emu *e)
 		_exit(0);
 	}
 	close(lfd);
+	for (int i = 0; i < 16 && e->pid > 0; i++)
+		if (!mc_emu_running[i]) {
+			mc_emu_running[i] = e->pid;
+			break;
+		}
 	return e->pid > 0 ? 0 : -1;
 }
 
@@ -162,8 +171,21 @@ static void mc_emu_stop(struct mc_emu *e)
 	if (e->pid > 0) {
 		kill(e->pid, SIGKILL);
 		waitpid(e->pid, NULL, 0);
+		for (int i = 0; i < 16; i++)
+			if (mc_emu_running[i] == e->pid)
+				mc_emu_running[i] = 0;
 		e->pid = 0;
 	}
+}
+
+static void mc_emu_stop_all(void)
+{
+	for (int i = 0; i < 16; i++)
+		if (mc_emu_running[i] > 0) {
+			kill(mc_emu_running[i], SIGKILL);
+			waitpid(mc_emu_running[i], NULL, 0);
+			mc_emu_running[i] = 0;
+		}
 }
 
 #endif

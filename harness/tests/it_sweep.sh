@@ -126,6 +126,12 @@ for _ in $(seq 1 120); do
 	ij=$(ls -t "$res"/sweeps/*/sweep.json | head -1)
 	[ "$ij" != "$rj" ] && [ "$(json_eval "$ij" 'len(d["steps"])' 2>/dev/null)" = 1 ] && break
 done
+# While it drives the DUT, another airlab may watch it but not drive it.
+al power status dut1 >"$work/busy.out" 2>&1
+busy=$?
+check "a second airlab cannot drive the DUT (exit $busy): the holder is named" \
+	bash -c '[ "$1" -ne 0 ] && grep -q "dut1 is in use by another airlab (pid=$2 " "$3"' _ "$busy" "$pid" "$work/busy.out"
+check "but it can watch it (status)" bash -c '"$@" >/dev/null 2>&1' _ "$AIRLAB" --lab "$lab" --topology "$work/t1.yaml" status
 kill -INT "$pid"
 wait "$pid"
 rc=$?

@@ -236,15 +236,26 @@ static void parsers(void **state)
 	assert_int_equal(mc_parse_att("1e999", &db), -1);
 }
 
+/* After each test, also one an assertion cut short: no emulator or
+ * driver is left behind to hold a port or a lock. */
+static int cleanup(void **state)
+{
+	(void)state;
+	atten_close(&h);
+	memset(&h, 0, sizeof(h));
+	mc_emu_stop_all();
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(telnet_four_channels),
-	    cmocka_unit_test(http_four_channels),
-	    cmocka_unit_test(single_channel_model),
-	    cmocka_unit_test(lab_and_model_mismatch),
-	    cmocka_unit_test(faults),
-	    cmocka_unit_test(parsers),
+	    cmocka_unit_test_teardown(telnet_four_channels, cleanup),
+	    cmocka_unit_test_teardown(http_four_channels, cleanup),
+	    cmocka_unit_test_teardown(single_channel_model, cleanup),
+	    cmocka_unit_test_teardown(lab_and_model_mismatch, cleanup),
+	    cmocka_unit_test_teardown(faults, cleanup),
+	    cmocka_unit_test_teardown(parsers, cleanup),
 	};
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, NULL, NULL);
