@@ -21,6 +21,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,6 +35,14 @@
 #include "../util/proc.h"
 
 #define MAX_RUNS 16
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
 
 /* Exit statuses `git bisect run` understands. */
 enum { STEP_GOOD = 0, STEP_BAD = 1, STEP_SKIP = 125 };
@@ -576,6 +585,14 @@ int cmd_bisect(int argc, char **argv, struct cli_opts *o)
 
 	if ((rc = parse_args(argc, argv, o, &spec)) >= 0)
 		return rc;
+	/* Ctrl-C ends the step that runs (its processes get it too); this
+	 * process stays to record the bisect as interrupted. */
+	{
+		struct sigaction sa = {.sa_handler = on_signal};
+
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
 	snprintf(b.results, sizeof(b.results), "%s", jstr(spec, "results"));
 	snprintf(parent, sizeof(parent), "%s/bisect", b.results);
 	cli_utc_stamp(stamp, sizeof(stamp));
@@ -608,7 +625,13 @@ int cmd_bisect(int argc, char **argv, struct cli_opts *o)
 	 * bad must be worse than it or there is nothing to find. */
 	git(b.src, out, sizeof(out), "checkout", "-q", jstr(spec, "good"),
 	    NULL);
-	if (evaluate(&b, o, "HEAD", "good", NULL, &gstep) < 0) {
+	if (evaluate(&b, o, "HEAD", "good", NULL, &gstep) < 0 || interrupted) {
+		if (interrupted) {
+			json_object_set_new(b.root, "status",
+					    json_string("interrupted"));
+			rc = 1;
+			goto out;
+		}
 		fprintf(stderr,
 			"airlab bisect: the good revision %s could not "
 			"be measured: %s\n",
@@ -622,6 +645,12 @@ int cmd_bisect(int argc, char **argv, struct cli_opts *o)
 	    json_object_get(json_array_get(json_object_get(b.root, "steps"), 0),
 			    "runs"),
 	    &bstep);
+	if (interrupted) {
+		json_object_set_new(b.root, "status",
+				    json_string("interrupted"));
+		rc = 1;
+		goto out;
+	}
 	if (rc != STEP_BAD) {
 		fprintf(stderr,
 			"airlab bisect: the bad revision %s is not worse than "
@@ -660,9 +689,19 @@ int cmd_bisect(int argc, char **argv, struct cli_opts *o)
 			goto out;
 		}
 		/* Steps print their progress on our stderr. */
-		rc = proc_run(run, b.src, NULL, NULL);
+		rc = interrupted ? 1 : proc_run(run, b.src, NULL, NULL);
 		if (load(&b, b.dir) < 0)
 			return 1;
+		if (interrupted) {
+			json_object_set_new(b.root, "status",
+					    json_string("interrupted"));
+			fprintf(stderr,
+				"bisect %s: interrupted; the steps so far "
+				"are in %s\n",
+				id, b.file);
+			rc = 1;
+			goto out;
+		}
 		finish(&b, rc);
 		printf("bisect %s: %d steps (%zu with the two ends), %.0f s; "
 		       "record %s\n",
