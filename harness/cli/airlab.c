@@ -1,6 +1,9 @@
 /* airlab: entry point and subcommand table. */
 #include "cli.h"
 
+#include "../results/store.h"
+#include "../util/json_file.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
@@ -224,6 +227,26 @@ int cli_unique_dir(const char *parent, const char *base, char *id, size_t idlen,
 			return -1;
 	}
 	return -1;
+}
+
+int cli_series_write(const char *cmd, json_t *root, const char *file,
+		     const char *results)
+{
+	struct al_err err;
+	struct store *s;
+
+	if (json_write_atomic(root, file, 1, &err) < 0) {
+		fprintf(stderr, "airlab %s: %s\n", cmd, err.msg);
+		return -1;
+	}
+	if (store_open(&s, results, &err) < 0 ||
+	    store_add_series(s, file, &err) < 0)
+		fprintf(stderr,
+			"airlab %s: %s (%s stays the record; `airlab "
+			"reindex` indexes it)\n",
+			cmd, err.msg, file);
+	store_close(s);
+	return 0;
 }
 
 void cli_utc_stamp(char *buf, size_t len)

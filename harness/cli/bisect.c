@@ -76,21 +76,7 @@ static int git(const char *src, char *out, size_t len, const char *a,
 
 static int save(struct bisect *b)
 {
-	struct al_err err;
-	struct store *s;
-
-	if (json_write_atomic(b->root, b->file, 0, &err) < 0) {
-		fprintf(stderr, "airlab bisect: %s\n", err.msg);
-		return -1;
-	}
-	if (store_open(&s, b->results, &err) < 0 ||
-	    store_add_series(s, b->file, &err) < 0)
-		fprintf(stderr,
-			"airlab bisect: %s (bisect.json stays the "
-			"record; `airlab reindex` indexes it)\n",
-			err.msg);
-	store_close(s);
-	return 0;
+	return cli_series_write("bisect", b->root, b->file, b->results);
 }
 
 static int load(struct bisect *b, const char *dir)

@@ -2,6 +2,8 @@
 #ifndef AIRLAB_CLI_H
 #define AIRLAB_CLI_H
 
+#include <jansson.h>
+
 #include "../cell/cell.h"
 #include "../cell/dut.h"
 
@@ -104,6 +106,13 @@ int cli_threshold_arg(const char *cmd, const char *v, double *out);
  * with the known ones. */
 struct cmp_metric;
 const struct cmp_metric *cli_metric_arg(const char *cmd, const char *name);
+/* A sweep's or bisect's record: root written to file atomically (the
+ * record), then indexed in results' store as a series; an index that
+ * cannot be updated is reported, not fatal (reindex rebuilds it). -1
+ * when the record itself could not be written (the error printed for
+ * cmd). */
+int cli_series_write(const char *cmd, json_t *root, const char *file,
+		     const char *results);
 /* Reports an error line on stderr and returns the exit status to use. */
 int cli_fail(const struct al_err *err);
 /* The same, for functions that return -1 on failure. */

@@ -23,7 +23,6 @@
 #include "../cell/link.h"
 #include "../results/store.h"
 #include "../suites/suites.h"
-#include "../util/json_file.h"
 
 #define SWEEP_MAX_PATHS	   16
 #define SWEEP_MAX_STEPS	   200
@@ -543,32 +542,29 @@ static int settle(struct sweep *sw, const struct cell *c, struct dut *d,
 
 static int write_record(struct sweep *sw, const char *status)
 {
-	struct store *s;
-	struct al_err err;
 	char end[32];
 
 	cli_utc_stamp(end, sizeof(end));
 	json_object_set_new(sw->root, "status", json_string(status));
 	json_object_set_new(sw->root, "end", json_string(end));
-	if (json_write_atomic(sw->root, sw->file, 1, &err) < 0) {
-		fprintf(stderr, "airlab sweep: %s\n", err.msg);
-		return -1;
-	}
-	if (store_open(&s, sw->results, &err) < 0 ||
-	    store_add_series(s, sw->file, &err) < 0)
-		fprintf(stderr,
-			"airlab sweep: %s (sweep.json stays the "
-			"record; `airlab reindex` indexes it)\n",
-			err.msg);
-	store_close(s);
-	return 0;
+	return cli_series_write("sweep", sw->root, sw->file, sw->results);
 }
 
 static json_t *station_json(struct store *db, const char *run_id,
 			    const char *name, const struct settle *se)
 {
-	static const char *const link[] = {"rate_mbps", "tx_bitrate_mbps",
-					   "signal_dbm", "retries", "failed"};
+	/* Store metric GROUP.STATION.NAME, kept under key. */
+	static const struct {
+		const char *group, *name, *key;
+	} figs[] = {
+	    {"link", "rate_mbps", "rate_mbps"},
+	    {"link", "tx_bitrate_mbps", "tx_bitrate_mbps"},
+	    {"link", "signal_dbm", "signal_dbm"},
+	    {"link", "retries", "retries"},
+	    {"link", "failed", "failed"},
+	    {"goodput", "up", "goodput_up_mbps"},
+	    {"goodput", "down", "goodput_down_mbps"},
+	};
 	json_t *o = json_pack("{s:s, s:b, s:b, s:o, s:o, s:o, s:o}", "name",
 			      name, "associated", se->associated, "settled",
 			      se->settled, "settle_s", num(se->settle_s),
@@ -577,20 +573,13 @@ static json_t *station_json(struct store *db, const char *run_id,
 			      "settle_expected_mbps", num(se->expected_mbps));
 	char m[256];
 
-	for (size_t k = 0; k < sizeof(link) / sizeof(link[0]); k++) {
-		snprintf(m, sizeof(m), "link.%s.%s", name, link[k]);
+	for (size_t k = 0; k < sizeof(figs) / sizeof(figs[0]); k++) {
+		snprintf(m, sizeof(m), "%s.%s.%s", figs[k].group, name,
+			 figs[k].name);
 		json_object_set_new(
-		    o, link[k],
+		    o, figs[k].key,
 		    num(db && run_id ? store_metric(db, run_id, m) : NAN));
 	}
-	snprintf(m, sizeof(m), "goodput.%s.up", name);
-	json_object_set_new(
-	    o, "goodput_up_mbps",
-	    num(db && run_id ? store_metric(db, run_id, m) : NAN));
-	snprintf(m, sizeof(m), "goodput.%s.down", name);
-	json_object_set_new(
-	    o, "goodput_down_mbps",
-	    num(db && run_id ? store_metric(db, run_id, m) : NAN));
 	return o;
 }
 

@@ -370,6 +370,20 @@ const char *lab_param(const struct lab_binding *b, const char *key)
 	return p ? p->value : NULL;
 }
 
+const struct lab_param *lab_unknown_param(const struct lab_binding *b,
+					  const char *const *known, size_t n)
+{
+	for (int i = 0; i < b->nparams; i++) {
+		size_t k = 0;
+
+		while (k < n && strcmp(b->params[i].key, known[k]))
+			k++;
+		if (k == n)
+			return &b->params[i];
+	}
+	return NULL;
+}
+
 /* Placeholders in a driver setting; the wrapper keeps errors one line. */
 static int expand(const struct lab *lab, const struct lab_host *host,
 		  const char *in, char *out, size_t outlen, struct al_err *err)

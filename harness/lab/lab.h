@@ -74,6 +74,10 @@ const char *lab_param(const struct lab_binding *b, const char *key);
 /* The same with its line in the lab file (for "file:line:" errors). */
 const struct lab_param *lab_param_entry(const struct lab_binding *b,
 					const char *key);
+/* The first setting of b whose key is none of known[0..n), or NULL: what
+ * each driver refuses with its file:line. */
+const struct lab_param *lab_unknown_param(const struct lab_binding *b,
+					  const char *const *known, size_t n);
 /* Expands "{state}" (host state dir) and "{images}" (lab image dir) in a
  * setting; returns 0 and writes out, or -1 when out is too small. */
 int lab_expand(const struct lab *lab, const struct lab_host *host,

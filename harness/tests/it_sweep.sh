@@ -9,16 +9,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-work=$(mktemp -d /tmp/airlab-it-sweep.XXXXXX)
-lab=$(make_test_lab "$work")
-make_topology 1 "$work/t1.yaml"
-res=$work/results
-al() { "$AIRLAB" --lab "$lab" --topology "$work/t1.yaml" "$@"; }
-cleanup() {
-	al down >/dev/null 2>&1
-	rm -rf "$work"
-}
-trap cleanup EXIT
+one_station_lab sweep
 
 # db SQL: the first column of the first row from the results store.
 db() {

@@ -24,6 +24,23 @@ make_test_lab() {
 	echo "$dir/lab.yaml"
 }
 
+# one_station_lab NAME: a private lab in $work (/tmp/airlab-it-NAME.*),
+# $lab its file, $res its results dir, a one-station cell
+# ($work/t1.yaml), al() to run airlab on both; on exit the DUT is powered
+# down and $work removed (kept, and said so, when AIRLAB_KEEP is set).
+one_station_lab() {
+	work=$(mktemp -d "/tmp/airlab-it-$1.XXXXXX")
+	lab=$(make_test_lab "$work")
+	make_topology 1 "$work/t1.yaml"
+	res=$work/results
+	al() { "$AIRLAB" --lab "$lab" --topology "$work/t1.yaml" "$@"; }
+	trap one_station_lab_cleanup EXIT
+}
+one_station_lab_cleanup() {
+	al down >/dev/null 2>&1
+	if [ -n "${AIRLAB_KEEP:-}" ]; then echo "# kept $work"; else rm -rf "$work"; fi
+}
+
 # make_topology N FILE: a cell with N stations on dut1.
 make_topology() {
 	local n=$1 f=$2 i

@@ -366,21 +366,15 @@ static int read_settings(struct atten_dev *d, const struct drv_target *t,
 	const char *host = lab_param(b, "host");
 	const char *sock = lab_param(b, "socket");
 	const char *command = lab_param(b, "command");
-	size_t n = sizeof(known_settings) / sizeof(known_settings[0]);
+	const struct lab_param *u = lab_unknown_param(
+	    b, known_settings,
+	    sizeof(known_settings) / sizeof(known_settings[0]));
 
-	for (int i = 0; i < b->nparams; i++) {
-		size_t k = 0;
-
-		while (k < n && strcmp(b->params[i].key, known_settings[k]))
-			k++;
-		if (k == n)
-			return al_errf(err,
-				       "%s:%d: attenuator %s: unknown setting "
-				       "'%s' (known: host, socket, command, "
-				       "paths)",
-				       t->lab->path, b->params[i].line,
-				       d->atten->name, b->params[i].key);
-	}
+	if (u)
+		return al_errf(err,
+			       "%s:%d: attenuator %s: unknown setting '%s' "
+			       "(known: host, socket, command, paths)",
+			       t->lab->path, u->line, d->atten->name, u->key);
 	if (!host)
 		return al_errf(err,
 			       "%s:%d: attenuator %s: setting host is missing "

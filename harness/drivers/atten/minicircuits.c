@@ -289,16 +289,15 @@ int mc_settings(const struct drv_target *t, const char *driver, int def_port,
 	const char *name = a ? a->name : "?", *colon;
 	char *end;
 
-	for (int i = 0; i < b->nparams; i++)
-		if (strcmp(b->params[i].key, "address") &&
-		    strcmp(b->params[i].key, "timeout_ms") &&
-		    strcmp(b->params[i].key, "paths"))
-			return al_errf(err,
-				       "%s:%d: attenuator %s (%s): unknown "
-				       "setting '%s' (known: "
-				       "address, timeout_ms, paths)",
-				       t->lab->path, b->params[i].line, name,
-				       driver, b->params[i].key);
+	static const char *const known[] = {"address", "timeout_ms", "paths"};
+	const struct lab_param *u = lab_unknown_param(b, known, 3);
+
+	if (u)
+		return al_errf(
+		    err,
+		    "%s:%d: attenuator %s (%s): unknown setting '%s' "
+		    "(known: address, timeout_ms, paths)",
+		    t->lab->path, u->line, name, driver, u->key);
 	if (!addr || !*addr)
 		return al_errf(err,
 			       "%s:%d: attenuator %s (%s): setting address is "

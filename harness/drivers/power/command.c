@@ -127,20 +127,14 @@ static int cmd_open(struct power_dev **out, const struct drv_target *t,
 	char *end;
 
 	*out = NULL;
-	for (int i = 0; i < b->nparams; i++) {
-		size_t k = 0;
+	const struct lab_param *u =
+	    lab_unknown_param(b, known, sizeof(known) / sizeof(known[0]));
 
-		while (k < sizeof(known) / sizeof(known[0]) &&
-		       strcmp(b->params[i].key, known[k]))
-			k++;
-		if (k == sizeof(known) / sizeof(known[0]))
-			return al_errf(err,
-				       "%s:%d: %s power: unknown setting '%s' "
-				       "(known: on, off, get, host, port, pdu, "
-				       "timeout_s)",
-				       t->lab->path, b->params[i].line,
-				       t->host->name, b->params[i].key);
-	}
+	if (u)
+		return al_errf(err,
+			       "%s:%d: %s power: unknown setting '%s' (known: "
+			       "on, off, get, host, port, pdu, timeout_s)",
+			       t->lab->path, u->line, t->host->name, u->key);
 	if (!lab_param(b, "on") || !lab_param(b, "off"))
 		return al_errf(err,
 			       "%s:%d: %s power: driver command needs both "

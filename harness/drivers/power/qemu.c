@@ -133,19 +133,17 @@ static int qemu_open(struct power_dev **out, const struct drv_target *t,
 	if (!d)
 		return al_errf(err, "%s: out of memory", t->host->name);
 	snprintf(d->name, sizeof(d->name), "%s", t->host->name);
-	for (int i = 0; i < t->binding->nparams; i++) {
-		const char *key = t->binding->params[i].key;
-		size_t k = 0;
+	{
+		const struct lab_param *u = lab_unknown_param(
+		    t->binding, known_settings,
+		    sizeof(known_settings) / sizeof(known_settings[0]));
 
-		while (k < sizeof(known_settings) / sizeof(known_settings[0]) &&
-		       strcmp(key, known_settings[k]))
-			k++;
-		if (k == sizeof(known_settings) / sizeof(known_settings[0])) {
+		if (u) {
 			al_errf(err,
 				"%s: unknown setting '%s' (line %d; known: "
 				"memory_mb, cpus, ssh_forward, "
 				"boot_timeout_s, qemu, accel, append)",
-				d->name, key, t->binding->params[i].line);
+				d->name, u->key, u->line);
 			goto fail;
 		}
 	}

@@ -9,17 +9,7 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 
-work=$(mktemp -d /tmp/airlab-it-bisect.XXXXXX)
-lab=$(make_test_lab "$work")
-make_topology 1 "$work/t1.yaml"
-res=$work/results
-al() { "$AIRLAB" --lab "$lab" --topology "$work/t1.yaml" "$@"; }
-cleanup() {
-	al down >/dev/null 2>&1
-	# AIRLAB_KEEP=1 keeps the repository and the results to look at.
-	[ -n "${AIRLAB_KEEP:-}" ] && echo "# kept $work" || rm -rf "$work"
-}
-trap cleanup EXIT
+one_station_lab bisect
 
 # -- the repository ---------------------------------------------------------
 repo=$work/stack
