@@ -1,16 +1,17 @@
 #include "dut.h"
 #include "../util/lock.h"
+#include "../util/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#define READY_MARKER "airlab-init: ready"
-#define SSH_WAIT_S   60
+#define SSH_WAIT_S 60
 
 static double now_s(void)
 {
@@ -31,6 +32,7 @@ static int open_host(struct dut *d, const struct lab *lab, const char *name,
 		     bool lock, struct al_err *err)
 {
 	const char *v;
+	struct stat st;
 
 	memset(d, 0, sizeof(*d));
 	d->host = lab_host_find(lab, name);
@@ -48,6 +50,17 @@ static int open_host(struct dut *d, const struct lab *lab, const char *name,
 	bind_target(&d->flash_t, lab, d->host, &d->host->flash);
 	bind_target(&d->console_t, lab, d->host, &d->host->console);
 	bind_target(&d->shell_t, lab, d->host, &d->host->shell);
+	/* The console log lives with the host's state, for every driver. */
+	if (path_mkdirs(d->host->state_dir) < 0)
+		return al_errf(err, "%s: cannot create state dir %s: %s", name,
+			       d->host->state_dir, strerror(errno));
+	snprintf(d->console_log, sizeof(d->console_log), "%s/console.log",
+		 d->host->state_dir);
+	d->console_log_start =
+	    stat(d->console_log, &st) == 0 ? (long long)st.st_size : 0;
+	v = lab_param(&d->host->power, "ready_marker");
+	snprintf(d->ready_marker, sizeof(d->ready_marker), "%s",
+		 v && *v ? v : DUT_READY_MARKER);
 	d->boot_timeout_s = 120;
 	v = lab_param(&d->host->power, "boot_timeout_s");
 	if (v && (d->boot_timeout_s = atoi(v)) <= 0)
@@ -141,59 +154,79 @@ int dut_power_cycle(struct dut *d, int off_s, struct al_err *err)
 	return dut_wait_ready(d, err);
 }
 
-int dut_console_expect(struct dut *d, const char *marker, int timeout_s,
-		       int log_fd, struct al_err *err)
+int dut_console_open(struct dut *d, struct console_session *s,
+		     struct al_err *err)
 {
-	struct console_dev *c;
-	/* Keep enough of the tail that a marker split over reads is seen. */
-	char window[8192];
-	size_t have = 0, mlen = strlen(marker);
-	double deadline = now_s() + timeout_s;
-	int rc = -1;
-
 	if (!d->console)
 		return al_errf(err, "%s: no console configured", d->host->name);
-	if (d->console->open(&c, &d->console_t, err) < 0)
-		return al_err_prefix(err, "%s console", d->host->name);
-	for (;;) {
-		double left = deadline - now_s();
-		ssize_t n;
+	return console_session_open(s, d->console, &d->console_t,
+				    d->console_log, err);
+}
 
-		if (left <= 0) {
-			al_errf(err,
-				"%s: console did not show '%s' within %d s",
-				d->host->name, marker, timeout_s);
-			break;
-		}
-		n = d->console->read(
-		    c, window + have, sizeof(window) - 1 - have,
-		    left > 0.5 ? 500 : (int)(left * 1000) + 1, err);
-		if (n < 0) {
-			al_err_prefix(err, "%s console", d->host->name);
-			break;
-		}
-		if (n > 0 && log_fd >= 0 &&
-		    write(log_fd, window + have, (size_t)n) < 0)
-			fprintf(stderr, "%s: console log: %s\n", d->host->name,
-				strerror(errno));
-		have += (size_t)n;
-		window[have] = 0;
-		/* NUL bytes from the port would hide the marker from strstr. */
-		for (size_t i = have - (size_t)n; i < have; i++)
-			if (!window[i])
-				window[i] = ' ';
-		if (strstr(window, marker)) {
-			rc = 0;
-			break;
-		}
-		if (have > sizeof(window) / 2) {
-			size_t keep = mlen < have ? mlen : have;
-			memmove(window, window + have - keep, keep);
-			have = keep;
-		}
+int dut_console_expect(struct dut *d, const char *marker, int timeout_s,
+		       struct al_err *err)
+{
+	struct console_session s;
+	int rc;
+
+	if (dut_console_open(d, &s, err) < 0)
+		return -1;
+	rc = console_expect(&s, &marker, 1, timeout_s * 1000, err);
+	console_session_close(&s);
+	return rc < 0 ? -1 : 0;
+}
+
+int dut_console_log_save(struct dut *d, const char *dir, struct al_err *err)
+{
+	char dest[4096 + 32], buf[65536];
+	FILE *in, *out;
+	size_t n;
+	int rc = 0;
+
+	snprintf(dest, sizeof(dest), "%s/console.log", dir);
+	in = fopen(d->console_log, "re");
+	if (!in)
+		return errno == ENOENT
+			   ? 0
+			   : al_errf(err, "%s: %s: %s", d->host->name,
+				     d->console_log, strerror(errno));
+	out = fopen(dest, "wxe");
+	if (!out) {
+		fclose(in);
+		return al_errf(err, "%s: %s: %s", d->host->name, dest,
+			       strerror(errno));
 	}
-	d->console->close(c);
+	if (fseeko(in, (off_t)d->console_log_start, SEEK_SET) < 0)
+		rc = al_errf(err, "%s: %s: seek: %s", d->host->name,
+			     d->console_log, strerror(errno));
+	while (rc == 0 && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			rc = al_errf(err, "%s: %s: %s", d->host->name, dest,
+				     strerror(errno));
+	if (fclose(out) != 0 && rc == 0)
+		rc = al_errf(err, "%s: %s: %s", d->host->name, dest,
+			     strerror(errno));
+	fclose(in);
 	return rc;
+}
+
+static int power_set_cb(void *ctx, bool on, struct al_err *err)
+{
+	return dut_power_set(ctx, on, err);
+}
+
+void dut_flash_env(struct dut *d, struct flash_env *env)
+{
+	memset(env, 0, sizeof(*env));
+	env->dut = d->host->name;
+	env->console = d->console;
+	env->console_t = &d->console_t;
+	env->console_log = d->console_log;
+	env->shell = d->shell;
+	env->shell_t = &d->shell_t;
+	env->power_set = power_set_cb;
+	env->power_ctx = d;
+	env->boot_timeout_s = d->boot_timeout_s;
 }
 
 static int shell_ensure(struct dut *d, int timeout_s, struct al_err *err)
@@ -213,8 +246,8 @@ int dut_wait_ready(struct dut *d, struct al_err *err)
 	double t0 = now_s();
 
 	fprintf(stderr, "%s: waiting for '%s' on the console (up to %d s)\n",
-		d->host->name, READY_MARKER, d->boot_timeout_s);
-	if (dut_console_expect(d, READY_MARKER, d->boot_timeout_s, -1, err) < 0)
+		d->host->name, d->ready_marker, d->boot_timeout_s);
+	if (dut_console_expect(d, d->ready_marker, d->boot_timeout_s, err) < 0)
 		return -1;
 	fprintf(stderr, "%s: booted in %.1f s, waiting for SSH\n",
 		d->host->name, now_s() - t0);

@@ -6,7 +6,13 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "../drivers/console/expect.h"
 #include "../drivers/driver.h"
+
+/* What the console says once a DUT has booted: airlab's virtual image
+ * prints it, and so does the OpenWrt image's rc.local
+ * (dut-images/openwrt/); a lab sets another with power `ready_marker:`. */
+#define DUT_READY_MARKER "airlab-init: ready"
 
 struct dut {
 	struct drv_target power_t, flash_t, console_t, shell_t;
@@ -18,6 +24,11 @@ struct dut {
 	const struct shell_ops *shell;
 	struct shell_dev *shell_dev;
 	int boot_timeout_s;
+	char ready_marker[128];
+	/* <host state dir>/console.log: everything read from the console,
+	 * timestamped (console/expect.h). */
+	char console_log[4096 + 16];
+	long long console_log_start; /* its size when this dut was opened */
 	char lock[LAB_NAME_MAX + 8]; /* "dut-NAME" while held, else "" */
 };
 
@@ -38,12 +49,18 @@ int dut_power_get(struct dut *d, bool *on, struct al_err *err);
  * SSH answer). */
 int dut_power_cycle(struct dut *d, int off_s, struct al_err *err);
 
-/* Waits on the console for `marker` within timeout_s; what the console
- * says is copied to log_fd when >= 0. */
+/* Opens the console as an expect session logging to d->console_log. */
+int dut_console_open(struct dut *d, struct console_session *s,
+		     struct al_err *err);
+/* Waits on the console for `marker` within timeout_s. */
 int dut_console_expect(struct dut *d, const char *marker, int timeout_s,
-		       int log_fd, struct al_err *err);
-/* Waits for the boot to finish: "airlab-init: ready" on the console, then
- * an SSH answer. */
+		       struct al_err *err);
+/* Copies what the console log gained since dut_open to DIR/console.log. */
+int dut_console_log_save(struct dut *d, const char *dir, struct al_err *err);
+/* What a flash driver may use of this DUT (driver.h). */
+void dut_flash_env(struct dut *d, struct flash_env *env);
+/* Waits for the boot to finish: the ready marker on the console, then an
+ * SSH answer. */
 int dut_wait_ready(struct dut *d, struct al_err *err);
 
 /* Runs cmd over the shell driver (opened on first use, waiting up to

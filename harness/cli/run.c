@@ -552,6 +552,10 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 			exit_code = res.partial ? 3 : 0;
 		}
 	}
+	/* What the DUT's console said while this run had it (its boot,
+	 * a flash), beside the results. */
+	if (dut_console_log_save(&d, dir, &err) < 0)
+		fprintf(stderr, "airlab run: %s\n", err.msg);
 	if (write_run_json(dir, &c, &st, &rec, &err) < 0) {
 		fprintf(stderr, "airlab run: %s\n", err.msg);
 		exit_code = 1;

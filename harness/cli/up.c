@@ -88,6 +88,7 @@ int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 {
 	static char conf[64 * 1024];
 	struct al_err err;
+	struct flash_env env;
 	char variant[64];
 	bool on;
 
@@ -111,13 +112,20 @@ int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 			fprintf(stderr, "%s: flashing %s (kernel %s) for %s\n",
 				d->host->name, c->variant.name,
 				c->variant.kernel, c->topo.name);
-			if (d->flash->flash(&d->flash_t, &img, &err) < 0)
+			dut_flash_env(d, &env);
+			if (d->flash->flash(&d->flash_t, &img, &env, &err) < 0)
 				return cli_fail_neg(&err);
 		}
-		/* A running DUT keeps its old image until it reboots. */
-		if (on && dut_power_cycle(d, 1, &err) < 0)
-			return cli_fail_neg(&err);
-		if (!on) {
+		if (d->flash && d->flash->boots) {
+			/* The driver left the DUT booting its new image. */
+			if (dut_wait_ready(d, &err) < 0)
+				return cli_fail_neg(&err);
+		} else if (on) {
+			/* A running DUT keeps its old image until it
+			 * reboots. */
+			if (dut_power_cycle(d, 1, &err) < 0)
+				return cli_fail_neg(&err);
+		} else {
 			fprintf(stderr, "%s: power on\n", d->host->name);
 			if (dut_power_set(d, true, &err) < 0 ||
 			    dut_wait_ready(d, &err) < 0)

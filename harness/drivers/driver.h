@@ -37,10 +37,30 @@ struct flash_image {
 	const char *kernel;    /* kernel series, e.g. "6.1" */
 	const char *cell_conf; /* DUT cell configuration text */
 };
+/* What a flash driver may use of the rest of its DUT: a bootloader is
+ * reached over the console after a power cycle, sysupgrade over the shell.
+ * Any member may be NULL when the lab file does not configure it; a driver
+ * that needs it says so. */
+struct flash_env {
+	const char *dut; /* host name, for messages */
+	const struct console_ops *console;
+	const struct drv_target *console_t;
+	const char *console_log; /* append what the console says here */
+	const struct shell_ops *shell;
+	const struct drv_target *shell_t;
+	/* Switches the DUT's power and reads it back. */
+	int (*power_set)(void *ctx, bool on, struct al_err *err);
+	void *power_ctx;
+	int boot_timeout_s;
+};
 struct flash_ops {
 	const char *name;
+	/* false: the image waits for the next power-on (qemu-image); true:
+	 * the driver boots the new image itself (bootloader, sysupgrade) and
+	 * returns while it comes up. */
+	bool boots;
 	int (*flash)(const struct drv_target *t, const struct flash_image *img,
-		     struct al_err *err);
+		     const struct flash_env *env, struct al_err *err);
 };
 
 /* ---- console: a serial port ---- */

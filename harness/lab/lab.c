@@ -385,8 +385,20 @@ const struct lab_param *lab_unknown_param(const struct lab_binding *b,
 }
 
 /* Placeholders in a driver setting; the wrapper keeps errors one line. */
+/* The extra field named by p[0..nlen), or NULL. */
+static const char *extra_field(const struct lab_field *extra, size_t nextra,
+			       const char *p, size_t nlen)
+{
+	for (size_t i = 0; i < nextra; i++)
+		if (strlen(extra[i].name) == nlen &&
+		    !strncmp(extra[i].name, p, nlen))
+			return extra[i].value;
+	return NULL;
+}
+
 static int expand(const struct lab *lab, const struct lab_host *host,
-		  const char *in, char *out, size_t outlen, struct al_err *err)
+		  const struct lab_field *extra, size_t nextra, const char *in,
+		  char *out, size_t outlen, struct al_err *err)
 {
 	size_t o = 0;
 
@@ -415,13 +427,21 @@ static int expand(const struct lab *lab, const struct lab_host *host,
 				piece = host->state_dir;
 			} else if (nlen == 6 && !strncmp(p + 1, "images", 6)) {
 				piece = lab->image_dir;
-			} else {
+			} else if (!(piece = extra_field(extra, nextra, p + 1,
+							 nlen))) {
+				char known[256] = "{state}, {images}";
+
+				for (size_t i = 0; i < nextra; i++) {
+					size_t k = strlen(known);
+
+					snprintf(known + k, sizeof(known) - k,
+						 ", {%s}", extra[i].name);
+				}
 				return al_errf(err,
 					       "'%.200s': unknown placeholder "
-					       "'{%.*s}' (known: {state}, "
-					       "{images})",
+					       "'{%.*s}' (known: %s)",
 					       in, (int)(nlen > 60 ? 60 : nlen),
-					       p + 1);
+					       p + 1, known);
 			}
 			plen = strlen(piece);
 			p = close + 1;
@@ -443,7 +463,15 @@ static int expand(const struct lab *lab, const struct lab_host *host,
 int lab_expand(const struct lab *lab, const struct lab_host *host,
 	       const char *in, char *out, size_t outlen, struct al_err *err)
 {
-	if (expand(lab, host, in, out, outlen, err) == 0)
+	return lab_expand_with(lab, host, NULL, 0, in, out, outlen, err);
+}
+
+int lab_expand_with(const struct lab *lab, const struct lab_host *host,
+		    const struct lab_field *extra, size_t nextra,
+		    const char *in, char *out, size_t outlen,
+		    struct al_err *err)
+{
+	if (expand(lab, host, extra, nextra, in, out, outlen, err) == 0)
 		return 0;
 	if (err)
 		ydoc_one_line(err->msg);

@@ -82,5 +82,13 @@ const struct lab_param *lab_unknown_param(const struct lab_binding *b,
  * setting; returns 0 and writes out, or -1 when out is too small. */
 int lab_expand(const struct lab *lab, const struct lab_host *host,
 	       const char *in, char *out, size_t outlen, struct al_err *err);
+/* The same with more placeholders: a flash driver's {variant}, {kernel}. */
+struct lab_field {
+	const char *name, *value;
+};
+int lab_expand_with(const struct lab *lab, const struct lab_host *host,
+		    const struct lab_field *extra, size_t nextra,
+		    const char *in, char *out, size_t outlen,
+		    struct al_err *err);
 
 #endif

@@ -223,7 +223,7 @@ static void flash_appends_cell_conf(void **state)
 	char *out;
 	off_t aligned = (f->base_len + 3) & ~(off_t)3;
 
-	if (flash_qemu_image_ops.flash(&f->t, &img, &err) < 0)
+	if (flash_qemu_image_ops.flash(&f->t, &img, NULL, &err) < 0)
 		fail_msg("%s", err.msg);
 	out =
 	    run_ok("cd '%s' && cmp images/6.1/vmlinuz state/dut1/flash/vmlinuz"
@@ -264,7 +264,7 @@ static void flash_appends_cell_conf(void **state)
 	/* Flashing again replaces the image as a whole. */
 	img.variant = "fq_codel-6.1";
 	img.cell_conf = "STATIONS=2\n";
-	if (flash_qemu_image_ops.flash(&f->t, &img, &err) < 0)
+	if (flash_qemu_image_ops.flash(&f->t, &img, NULL, &err) < 0)
 		fail_msg("%s", err.msg);
 	out = run_ok("cd '%s'/state/dut1 && cat flash/variant && ls && "
 		     "tail -c +%lld flash/initrd.img | "
@@ -281,7 +281,8 @@ static void flash_missing_image_says_make_image(void **state)
 	struct al_err err = {""};
 	char want[4200];
 
-	assert_int_equal(flash_qemu_image_ops.flash(&f->t, &img, &err), -1);
+	assert_int_equal(flash_qemu_image_ops.flash(&f->t, &img, NULL, &err),
+			 -1);
 	snprintf(want, sizeof(want), "%s/6.12/vmlinuz", f->lab.image_dir);
 	assert_non_null(strstr(err.msg, want));
 	assert_non_null(strstr(err.msg, "make image"));

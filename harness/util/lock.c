@@ -1,4 +1,5 @@
 #include "lock.h"
+#include "path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,22 +20,6 @@ static struct held {
 	int fd, refs;
 	pid_t pid; /* a forked child does not hold its parent's locks */
 } held[MAX_HELD];
-
-/* mkdir -p */
-static int mkdir_parents(const char *path)
-{
-	char p[PATH_MAX];
-
-	snprintf(p, sizeof(p), "%s", path);
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = 0;
-			if (mkdir(p, 0755) < 0 && errno != EEXIST)
-				return -1;
-			*s = '/';
-		}
-	return mkdir(p, 0755) < 0 && errno != EEXIST ? -1 : 0;
-}
 
 static int lock_path(const char *state_dir, const char *what, char *out,
 		     size_t len, struct al_err *err)
@@ -115,7 +100,7 @@ int lock_take(const char *state_dir, const char *what, const char *what_human,
 		return al_errf(err, "%s: more than %d devices locked at once",
 			       what_human, MAX_HELD);
 	snprintf(dir, sizeof(dir), "%s/locks", state_dir);
-	if (mkdir_parents(dir) < 0)
+	if (path_mkdirs(dir) < 0)
 		return al_errf(err, "%s: cannot create %s: %s", what_human, dir,
 			       strerror(errno));
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);

@@ -8,6 +8,7 @@
  * so an interrupted flash never leaves a half image behind. */
 #include "../driver.h"
 #include "../../util/cpio.h"
+#include "../../util/path.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,24 +22,10 @@
 
 #define COPY_CHUNK (1u << 20)
 
-/* mkdir -p for a directory we own. */
 static int mkdirs(const char *dev, const char *path, struct al_err *err)
 {
-	char tmp[PATH_MAX];
-
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
-		return al_errf(err, "%s: path too long: %s", dev, path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return al_errf(err, "%s: mkdir %s: %s", dev, tmp,
-				       strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-		return al_errf(err, "%s: mkdir %s: %s", dev, tmp,
+	if (path_mkdirs(path) < 0)
+		return al_errf(err, "%s: mkdir -p %s: %s", dev, path,
 			       strerror(errno));
 	return 0;
 }
@@ -272,8 +259,11 @@ static int join(char *out, size_t len, const char *a, const char *b,
 }
 
 static int qemu_image_flash(const struct drv_target *t,
-			    const struct flash_image *img, struct al_err *err)
+			    const struct flash_image *img,
+			    const struct flash_env *env, struct al_err *err)
 {
+	/* Offline: the qemu power driver boots what is written here. */
+	(void)env;
 	const char *dev = t->host->name;
 	char src_dir[PATH_MAX], src_kernel[PATH_MAX], src_initrd[PATH_MAX];
 	char live[PATH_MAX], staging[PATH_MAX], old[PATH_MAX], p[PATH_MAX];
@@ -329,5 +319,6 @@ fail:
 
 const struct flash_ops flash_qemu_image_ops = {
     .name = "qemu-image",
+    .boots = false,
     .flash = qemu_image_flash,
 };

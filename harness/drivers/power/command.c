@@ -32,8 +32,11 @@
 
 #define CMD_MAX 4096
 
-static const char *const known[] = {"on",   "off", "get",      "host",
-				    "port", "pdu", "timeout_s"};
+/* boot_timeout_s and ready_marker are the DUT's (cell/dut.c). */
+static const char *const known[] = {
+    "on",	   "off", "get",       "host",
+    "port",	   "pdu", "timeout_s", "boot_timeout_s",
+    "ready_marker"};
 
 struct power_dev {
 	const struct lab *lab;
@@ -133,7 +136,8 @@ static int cmd_open(struct power_dev **out, const struct drv_target *t,
 	if (u)
 		return al_errf(err,
 			       "%s:%d: %s power: unknown setting '%s' (known: "
-			       "on, off, get, host, port, pdu, timeout_s)",
+			       "on, off, get, host, port, pdu, timeout_s, "
+			       "boot_timeout_s, ready_marker)",
 			       t->lab->path, u->line, t->host->name, u->key);
 	if (!lab_param(b, "on") || !lab_param(b, "off"))
 		return al_errf(err,

@@ -36,7 +36,7 @@
 
 static const char *const known_settings[] = {
     "memory_mb", "cpus",  "ssh_forward", "boot_timeout_s",
-    "qemu",	 "accel", "append",
+    "qemu",	 "accel", "append",	 "ready_marker",
 };
 
 struct power_dev {
@@ -142,7 +142,8 @@ static int qemu_open(struct power_dev **out, const struct drv_target *t,
 			al_errf(err,
 				"%s: unknown setting '%s' (line %d; known: "
 				"memory_mb, cpus, ssh_forward, "
-				"boot_timeout_s, qemu, accel, append)",
+				"boot_timeout_s, qemu, accel, append, "
+				"ready_marker)",
 				d->name, u->key, u->line);
 			goto fail;
 		}
