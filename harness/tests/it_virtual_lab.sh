@@ -24,8 +24,10 @@ if [ $rc -eq 0 ]; then ok "up stock-6.1 (exit 0)"; else
 check "4 stations associated" \
 	test "$(grep -cE '^sta[0-9]+ +yes ' "$work/up.out")" -eq 4
 check "up reports kernel 6.1" grep -q 'kernel 6\.1\.' "$work/up.out"
-check "console log has the 6.1 kernel banner" \
-	grep -q 'Linux version 6\.1\.' "$state/console.log"
+check "serial history has the 6.1 kernel banner" \
+	grep -q 'Linux version 6\.1\.' "$state/serial.log"
+check "console log has the ready marker, timestamped" \
+	grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z .*airlab-init: ready' "$state/console.log"
 
 for s in sta1 sta2 sta3 sta4; do
 	check "$s pings the server through the AP" \
@@ -80,8 +82,8 @@ cat "$work/up2.out"
 if [ $rc -eq 0 ]; then ok "up mac80211-6.12 (exit 0)"; else
 	not_ok "up mac80211-6.12 exited $rc"; cat "$work/up2.err"; fi
 check "up reports kernel 6.12" grep -q 'kernel 6\.12\.' "$work/up2.out"
-check "console log has the 6.12 kernel banner" \
-	grep -q 'Linux version 6\.12\.' "$state/console.log"
+check "serial history has the 6.12 kernel banner" \
+	grep -q 'Linux version 6\.12\.' "$state/serial.log"
 qd2=$(al shell dut1 -- tc qdisc show dev wlan0)
 echo "mac80211-6.12 wlan0: $qd2"
 check "mac80211-6.12: wlan0 has noqueue" grep -q 'qdisc noqueue' <<<"$qd2"

@@ -361,7 +361,7 @@ static void power_cycle(void **state)
 	set_ok(f, false);
 
 	/* The console history stays. */
-	path_of(f, "console.log", link, sizeof(link));
+	path_of(f, "serial.log", link, sizeof(link));
 	log = fopen(link, "r");
 	assert_non_null(log);
 	n = (ssize_t)fread(cmd, 1, sizeof(cmd) - 1, log);

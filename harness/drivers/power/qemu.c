@@ -3,7 +3,10 @@
  * <state>/flash/, powering it off is QMP `quit` (pulling the plug).
  * State lives in the host's state directory:
  *   qmp.sock     QMP monitor          qemu.pid  QEMU's pid
- *   console      symlink to the serial pty     console.log  serial history
+ *   console      symlink to the serial pty     serial.log   serial history
+ * serial.log is QEMU's own byte-for-byte record from power-on; airlab's
+ * timestamped console.log (console/expect.h) is a different file, since
+ * two writers appending to one file interleave mid-line.
  * QMP takes one client at a time, so every operation connects and closes
  * again rather than holding the monitor. */
 #include "../driver.h"
@@ -179,7 +182,7 @@ static int qemu_open(struct power_dev **out, const struct drv_target *t,
 	    path_in(d->console_link, sizeof(d->console_link), d->state_dir,
 		    "console", d->name, err) < 0 ||
 	    path_in(d->console_log, sizeof(d->console_log), d->state_dir,
-		    "console.log", d->name, err) < 0) {
+		    "serial.log", d->name, err) < 0) {
 		if (!d->state_dir[0])
 			al_errf(err, "%s: host has no state directory",
 				d->name);
