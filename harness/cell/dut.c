@@ -28,6 +28,30 @@ static void bind_target(struct drv_target *t, const struct lab *lab,
 	t->binding = b;
 }
 
+/* A whole number of seconds from min to a day, a DUT setting on the host's
+ * power binding; def when absent. */
+static int power_seconds(const struct lab *lab, const struct lab_host *h,
+			 const char *key, int def, int min, int *out,
+			 struct al_err *err)
+{
+	const struct lab_param *p = lab_param_entry(&h->power, key);
+	char *end;
+	long v;
+
+	*out = def;
+	if (!p)
+		return 0;
+	errno = 0;
+	v = strtol(p->value, &end, 10);
+	if (errno || end == p->value || *end || v < min || v > 86400)
+		return al_errf(err,
+			       "%s:%d: %s power: %s '%s' is not a whole number "
+			       "of seconds from %d to 86400",
+			       lab->path, p->line, h->name, key, p->value, min);
+	*out = (int)v;
+	return 0;
+}
+
 static int open_host(struct dut *d, const struct lab *lab, const char *name,
 		     bool lock, struct al_err *err)
 {
@@ -61,13 +85,11 @@ static int open_host(struct dut *d, const struct lab *lab, const char *name,
 	v = lab_param(&d->host->power, "ready_marker");
 	snprintf(d->ready_marker, sizeof(d->ready_marker), "%s",
 		 v && *v ? v : DUT_READY_MARKER);
-	d->boot_timeout_s = 120;
-	v = lab_param(&d->host->power, "boot_timeout_s");
-	if (v && (d->boot_timeout_s = atoi(v)) <= 0)
-		return al_errf(err,
-			       "%s:%d: %s: boot_timeout_s '%s' is not a "
-			       "positive number",
-			       lab->path, d->host->power.line, name, v);
+	if (power_seconds(lab, d->host, "boot_timeout_s", 120, 1,
+			  &d->boot_timeout_s, err) < 0 ||
+	    power_seconds(lab, d->host, "off_s", DUT_OFF_S, 0, &d->off_s, err) <
+		0)
+		return -1;
 
 	if (!(d->power = power_driver(d->host->power.driver, err)) ||
 	    d->power->open(&d->power_dev, &d->power_t, err) < 0)
@@ -141,13 +163,16 @@ int dut_power_set(struct dut *d, bool on, struct al_err *err)
 	return 0;
 }
 
-int dut_power_cycle(struct dut *d, int off_s, struct al_err *err)
+int dut_power_cycle(struct dut *d, struct al_err *err)
 {
 	fprintf(stderr, "%s: power off\n", d->host->name);
 	if (dut_power_set(d, false, err) < 0)
 		return -1;
-	if (off_s > 0)
-		sleep((unsigned)off_s);
+	/* Long enough for the board's capacitors to drain (off_s). */
+	if (d->off_s > 0) {
+		fprintf(stderr, "%s: off for %d s\n", d->host->name, d->off_s);
+		sleep((unsigned)d->off_s);
+	}
 	fprintf(stderr, "%s: power on\n", d->host->name);
 	if (dut_power_set(d, true, err) < 0)
 		return -1;

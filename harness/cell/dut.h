@@ -13,6 +13,8 @@
  * prints it, and so does the OpenWrt image's rc.local
  * (dut-images/openwrt/); a lab sets another with power `ready_marker:`. */
 #define DUT_READY_MARKER "airlab-init: ready"
+/* How long a power cycle leaves the DUT off unless power `off_s:` says. */
+#define DUT_OFF_S 1
 
 struct dut {
 	struct drv_target power_t, flash_t, console_t, shell_t;
@@ -24,6 +26,7 @@ struct dut {
 	const struct shell_ops *shell;
 	struct shell_dev *shell_dev;
 	int boot_timeout_s;
+	int off_s; /* a power cycle's time off */
 	char ready_marker[128];
 	/* <host state dir>/console.log: everything read from the console,
 	 * timestamped (console/expect.h). */
@@ -45,9 +48,9 @@ void dut_close(struct dut *d);
 
 int dut_power_set(struct dut *d, bool on, struct al_err *err);
 int dut_power_get(struct dut *d, bool *on, struct al_err *err);
-/* Off, proven off, a pause, on, proven back (console ready marker and an
- * SSH answer). */
-int dut_power_cycle(struct dut *d, int off_s, struct al_err *err);
+/* Off, proven off, off_s seconds, on, proven back (console ready marker
+ * and an SSH answer). */
+int dut_power_cycle(struct dut *d, struct al_err *err);
 
 /* Opens the console as an expect session logging to d->console_log. */
 int dut_console_open(struct dut *d, struct console_session *s,

@@ -22,7 +22,7 @@ static const struct subcommand subcommands[] = {
     {"down", cmd_down, "", "power the cell's hosts off"},
     {"status", cmd_status, "[--wait S]",
      "power state, booted kernel, stations"},
-    {"power", cmd_power, "on|off|cycle|status HOST",
+    {"power", cmd_power, "on|off|cycle|status HOST [--off S]",
      "switch a host's power (cycle proves it came back)"},
     {"console", cmd_console, "HOST [--log FILE] [--timeout S]",
      "attach to a host's serial console (Ctrl-] leaves)"},

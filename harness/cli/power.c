@@ -1,4 +1,4 @@
-/* airlab power on|off|cycle|status HOST */
+/* airlab power on|off|cycle|status HOST [--off S] */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -6,15 +6,28 @@
 
 int cmd_power(int argc, char **argv, struct cli_opts *o)
 {
-	const char *words[2] = {NULL, NULL}, *action, *host;
+	const char *words[2] = {NULL, NULL}, *action, *host, *off = NULL;
+	const struct cli_flag flags[] = {{"--off", &off, NULL}, {NULL}};
 	struct lab lab;
 	struct dut d;
 	struct al_err err;
-	int rc = cli_parse("power", argc, argv, o, NULL, words, 2);
+	int rc = cli_parse("power", argc, argv, o, flags, words, 2);
+	long off_s = -1;
+	char *end;
 	bool on;
 
 	if (rc >= 0)
 		return rc;
+	if (off) {
+		off_s = strtol(off, &end, 10);
+		if (end == off || *end || off_s < 0 || off_s > 86400) {
+			fprintf(stderr,
+				"airlab power: --off '%s' is not a whole "
+				"number of seconds from 0 to 86400\n",
+				off);
+			return 2;
+		}
+	}
 	action = words[0];
 	host = words[1];
 	rc = 1;
@@ -35,7 +48,9 @@ int cmd_power(int argc, char **argv, struct cli_opts *o)
 			rc = 0;
 		}
 	} else if (strcmp(action, "cycle") == 0) {
-		if (dut_power_cycle(&d, 1, &err) == 0) {
+		if (off_s >= 0)
+			d.off_s = (int)off_s;
+		if (dut_power_cycle(&d, &err) == 0) {
 			printf("%s: cycled, back up\n", host);
 			rc = 0;
 		}

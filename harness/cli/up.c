@@ -123,7 +123,7 @@ int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 		} else if (on) {
 			/* A running DUT keeps its old image until it
 			 * reboots. */
-			if (dut_power_cycle(d, 1, &err) < 0)
+			if (dut_power_cycle(d, &err) < 0)
 				return cli_fail_neg(&err);
 		} else {
 			fprintf(stderr, "%s: power on\n", d->host->name);

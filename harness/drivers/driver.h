@@ -114,6 +114,15 @@ struct atten_ops {
 	void (*close)(struct atten_dev *d);
 };
 
+/* Refuses a setting of t's binding that is none of known[0..n) with
+ * "file:line: dut1 power (driver X): unknown setting 'k' (known: ...)".
+ * A power binding also takes the DUT's own keys (power_dut_settings:
+ * boot_timeout_s, ready_marker, off_s), read by cell/dut.c. */
+int drv_check_settings(const struct drv_target *t, const char *const *known,
+		       size_t n, struct al_err *err);
+extern const char *const power_dut_settings[];
+extern const size_t power_dut_nsettings;
+
 /* Registry lookups by `driver:` name; on a miss err lists the known
  * names of that kind. */
 const struct power_ops *power_driver(const char *name, struct al_err *err);

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../cell/dut.h"
 #include "../drivers/driver.h"
 
 static char dir[64];
@@ -221,7 +222,8 @@ static void settings_checked(void **state)
 				    "      outlet: 3\n",
 				    &d, &err),
 			 -1);
-	if (!strstr(err.msg, "t.yaml:9: dut1 power: unknown setting 'outlet'"))
+	if (!strstr(err.msg, "t.yaml:9: dut1 power (driver command): unknown "
+			     "setting 'outlet'"))
 		fail_msg("%s", err.msg);
 	assert_int_equal(open_power("      on: \"pdu {port} on\"\n"
 				    "      off: \"true\"\n",
@@ -236,6 +238,42 @@ static void settings_checked(void **state)
 	assert_non_null(strstr(err.msg, "timeout_s '0'"));
 }
 
+/* The DUT's own keys on the power binding: the driver takes them, the
+ * DUT checks them, and a power cycle's time off comes from off_s. */
+static void dut_settings_on_power(void **state)
+{
+	struct power_dev *d;
+	struct dut dut;
+	struct al_err err;
+
+	(void)state;
+	assert_int_equal(open_power("      on: \"true\"\n      off: \"true\"\n"
+				    "      off_s: 7\n      boot_timeout_s: 30\n"
+				    "      ready_marker: \"login:\"\n"
+				    "    shell: {driver: ssh}\n",
+				    &d, &err),
+			 0);
+	power_command_ops.close(d);
+	if (dut_open(&dut, &lab, "dut1", &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(dut.off_s, 7);
+	assert_int_equal(dut.boot_timeout_s, 30);
+	assert_string_equal(dut.ready_marker, "login:");
+	dut_close(&dut);
+
+	assert_int_equal(
+	    open_power("      on: \"true\"\n      off: \"true\"\n"
+		       "      off_s: soon\n    shell: {driver: ssh}\n",
+		       &d, &err),
+	    0);
+	power_command_ops.close(d);
+	assert_int_equal(dut_open(&dut, &lab, "dut1", &err), -1);
+	dut_close(&dut);
+	if (!strstr(err.msg, "t.yaml:9: dut1 power: off_s 'soon' is not a "
+			     "whole number of seconds"))
+		fail_msg("%s", err.msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -244,6 +282,7 @@ int main(void)
 	    cmocka_unit_test(no_get_template),
 	    cmocka_unit_test(failing_and_hanging_commands),
 	    cmocka_unit_test(settings_checked),
+	    cmocka_unit_test(dut_settings_on_power),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

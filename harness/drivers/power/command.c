@@ -32,11 +32,8 @@
 
 #define CMD_MAX 4096
 
-/* boot_timeout_s and ready_marker are the DUT's (cell/dut.c). */
-static const char *const known[] = {
-    "on",	   "off", "get",       "host",
-    "port",	   "pdu", "timeout_s", "boot_timeout_s",
-    "ready_marker"};
+static const char *const known[] = {"on",   "off", "get",      "host",
+				    "port", "pdu", "timeout_s"};
 
 struct power_dev {
 	const struct lab *lab;
@@ -130,15 +127,9 @@ static int cmd_open(struct power_dev **out, const struct drv_target *t,
 	char *end;
 
 	*out = NULL;
-	const struct lab_param *u =
-	    lab_unknown_param(b, known, sizeof(known) / sizeof(known[0]));
-
-	if (u)
-		return al_errf(err,
-			       "%s:%d: %s power: unknown setting '%s' (known: "
-			       "on, off, get, host, port, pdu, timeout_s, "
-			       "boot_timeout_s, ready_marker)",
-			       t->lab->path, u->line, t->host->name, u->key);
+	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
+			       err) < 0)
+		return -1;
 	if (!lab_param(b, "on") || !lab_param(b, "off"))
 		return al_errf(err,
 			       "%s:%d: %s power: driver command needs both "

@@ -38,8 +38,7 @@
 #define STDERR_KEEP	       2048
 
 static const char *const known_settings[] = {
-    "memory_mb", "cpus",  "ssh_forward", "boot_timeout_s",
-    "qemu",	 "accel", "append",	 "ready_marker",
+    "memory_mb", "cpus", "ssh_forward", "qemu", "accel", "append",
 };
 
 struct power_dev {
@@ -136,21 +135,10 @@ static int qemu_open(struct power_dev **out, const struct drv_target *t,
 	if (!d)
 		return al_errf(err, "%s: out of memory", t->host->name);
 	snprintf(d->name, sizeof(d->name), "%s", t->host->name);
-	{
-		const struct lab_param *u = lab_unknown_param(
-		    t->binding, known_settings,
-		    sizeof(known_settings) / sizeof(known_settings[0]));
-
-		if (u) {
-			al_errf(err,
-				"%s: unknown setting '%s' (line %d; known: "
-				"memory_mb, cpus, ssh_forward, "
-				"boot_timeout_s, qemu, accel, append, "
-				"ready_marker)",
-				d->name, u->key, u->line);
-			goto fail;
-		}
-	}
+	if (drv_check_settings(
+		t, known_settings,
+		sizeof(known_settings) / sizeof(known_settings[0]), err) < 0)
+		goto fail;
 	if (positive(t, "memory_mb", &d->memory_mb, err) < 0 ||
 	    positive(t, "cpus", &d->cpus, err) < 0)
 		goto fail;
