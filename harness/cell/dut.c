@@ -34,20 +34,13 @@ static int power_seconds(const struct lab *lab, const struct lab_host *h,
 			 const char *key, int def, int min, int *out,
 			 struct al_err *err)
 {
-	const struct lab_param *p = lab_param_entry(&h->power, key);
-	char *end;
+	char who[LAB_NAME_MAX + 8];
 	long v;
 
-	*out = def;
-	if (!p)
-		return 0;
-	errno = 0;
-	v = strtol(p->value, &end, 10);
-	if (errno || end == p->value || *end || v < min || v > 86400)
-		return al_errf(err,
-			       "%s:%d: %s power: %s '%s' is not a whole number "
-			       "of seconds from %d to 86400",
-			       lab->path, p->line, h->name, key, p->value, min);
+	snprintf(who, sizeof(who), "%s power", h->name);
+	if (lab_param_long(lab, who, &h->power, key, def, min, 86400, &v, err) <
+	    0)
+		return -1;
 	*out = (int)v;
 	return 0;
 }

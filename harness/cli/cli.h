@@ -38,8 +38,12 @@ struct cell_state {
 	char release[128];
 	struct station_row rows[TOPO_MAX_STATIONS];
 	int n, nassoc;
+	/* Why bringing the cell up failed (cli_cell_up), for the record. */
+	char failure[1024];
 };
 
+/* Keeps err in st->failure and prints it; -1. */
+int cli_state_fail(struct cell_state *st, const struct al_err *err);
 /* Asks the DUT for its stations (waiting up to wait_s for all to
  * associate) into st, printing the table on show (NULL: quiet); returns
  * the row count or -1 (the error printed). */
@@ -47,7 +51,8 @@ int cli_report_stations(struct dut *d, const struct topology *t, int wait_s,
 			struct cell_state *st, FILE *show);
 /* Flashes the variant, powers on (or cycles) the DUT, waits for boot and
  * association, prints the station table. With reuse, a DUT already up
- * with the same variant is not rebooted. Errors are printed; -1. */
+ * with the same variant is not rebooted. Errors are printed and kept in
+ * st->failure; -1. */
 int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 		struct cell_state *st);
 double cli_mono_s(void);

@@ -483,8 +483,26 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 	if (cli_dut_open(&d, &c.lab, c.ap_host->name) < 0)
 		goto out_plan;
 	signal(SIGPIPE, SIG_IGN);
-	if (cli_cell_up(&c, &d, wait_s, true, &st) < 0)
-		goto out_dut;
+	rec.id = id;
+	rec.plan = &plan;
+	rec.start = unix_now();
+	if (cli_cell_up(&c, &d, wait_s, true, &st) < 0) {
+		/* A DUT that did not flash or boot, stations that could not
+		 * be asked: a result of its own, kept with the console. */
+		if (make_run_dir(out_dir, s->name, c.variant.name, id,
+				 sizeof(id), dir, sizeof(dir)) < 0)
+			goto out_dut;
+		snprintf(out->id, sizeof(out->id), "%s", id);
+		snprintf(out->dir, sizeof(out->dir), "%s", dir);
+		rec.status = "lab-failed";
+		rec.reasons = st.failure;
+		for (int i = 0; i < 2; i++) {
+			rec.air[i].source = i ? "nl80211" : "medium";
+			snprintf(rec.air[i].why, sizeof(rec.air[i].why),
+				 "the lab failed before the run");
+		}
+		goto record;
+	}
 	out->lab_failed = 0;
 	out->stations = st.n;
 	out->associated = st.nassoc;
@@ -493,9 +511,6 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 		goto out_dut;
 	snprintf(out->id, sizeof(out->id), "%s", id);
 	snprintf(out->dir, sizeof(out->dir), "%s", dir);
-	rec.id = id;
-	rec.plan = &plan;
-	rec.start = unix_now();
 	snprintf(rec.kernel, sizeof(rec.kernel), "%s", st.release);
 	dut_line(&d, "hostapd -v 2>&1 | grep -m1 hostapd", rec.hostapd,
 		 sizeof(rec.hostapd));
@@ -552,6 +567,9 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 			exit_code = res.partial ? 3 : 0;
 		}
 	}
+record:
+	if (!rec.end)
+		rec.end = unix_now();
 	/* What the DUT's console said while this run had it (its boot,
 	 * a flash), beside the results. */
 	if (dut_console_log_save(&d, dir, &err) < 0)

@@ -23,6 +23,12 @@ static int kernel_matches(const char *series, const char *release)
 	       (release[n] == '.' || release[n] == '-' || !release[n]);
 }
 
+int cli_state_fail(struct cell_state *st, const struct al_err *err)
+{
+	snprintf(st->failure, sizeof(st->failure), "%s", err->msg);
+	return cli_fail_neg(err);
+}
+
 int cli_report_stations(struct dut *d, const struct topology *t, int wait_s,
 			struct cell_state *st, FILE *show)
 {
@@ -31,22 +37,18 @@ int cli_report_stations(struct dut *d, const struct topology *t, int wait_s,
 	int status;
 
 	snprintf(cmd, sizeof(cmd), "airlab-guest stations --wait %d", wait_s);
-	if (dut_run_capture(d, cmd, &out, &status, 60, &err) < 0) {
-		cli_fail(&err);
-		return -1;
-	}
+	if (dut_run_capture(d, cmd, &out, &status, 60, &err) < 0)
+		return cli_state_fail(st, &err);
 	if (status != 0 && status != 1) {
 		free(out);
-		fprintf(stderr, "airlab: %s: '%s' failed with status %d\n",
-			d->host->name, cmd, status);
-		return -1;
+		al_errf(&err, "%s: '%s' failed with status %d", d->host->name,
+			cmd, status);
+		return cli_state_fail(st, &err);
 	}
 	st->n = stations_parse(t, out, st->rows, TOPO_MAX_STATIONS, &err);
 	free(out);
-	if (st->n < 0) {
-		cli_fail(&err);
-		return -1;
-	}
+	if (st->n < 0)
+		return cli_state_fail(st, &err);
 	if (show)
 		stations_print(show, st->rows, st->n);
 	st->nassoc = 0;
@@ -95,7 +97,7 @@ int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 	memset(st, 0, sizeof(*st));
 	st->t0 = cli_mono_s();
 	if (dut_power_get(d, &on, &err) < 0)
-		return cli_fail_neg(&err);
+		return cli_state_fail(st, &err);
 	/* A DUT already running this variant is used as it is. */
 	if (reuse && on &&
 	    dut_identity(d, st->release, sizeof(st->release), variant,
@@ -105,7 +107,7 @@ int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 			d->host->name, variant, st->release);
 	} else {
 		if (cell_conf_render(c, conf, sizeof(conf), &err) < 0)
-			return cli_fail_neg(&err);
+			return cli_state_fail(st, &err);
 		if (d->flash) {
 			struct flash_image img = {c->variant.name,
 						  c->variant.kernel, conf};
@@ -114,34 +116,32 @@ int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 				c->variant.kernel, c->topo.name);
 			dut_flash_env(d, &env);
 			if (d->flash->flash(&d->flash_t, &img, &env, &err) < 0)
-				return cli_fail_neg(&err);
+				return cli_state_fail(st, &err);
 		}
 		if (d->flash && d->flash->boots) {
 			/* The driver left the DUT booting its new image. */
 			if (dut_wait_ready(d, &err) < 0)
-				return cli_fail_neg(&err);
+				return cli_state_fail(st, &err);
 		} else if (on) {
 			/* A running DUT keeps its old image until it
 			 * reboots. */
 			if (dut_power_cycle(d, &err) < 0)
-				return cli_fail_neg(&err);
+				return cli_state_fail(st, &err);
 		} else {
 			fprintf(stderr, "%s: power on\n", d->host->name);
 			if (dut_power_set(d, true, &err) < 0 ||
 			    dut_wait_ready(d, &err) < 0)
-				return cli_fail_neg(&err);
+				return cli_state_fail(st, &err);
 		}
 		if (dut_identity(d, st->release, sizeof(st->release), variant,
 				 sizeof(variant), &err) < 0)
-			return cli_fail_neg(&err);
+			return cli_state_fail(st, &err);
 	}
 	if (!kernel_matches(c->variant.kernel, st->release)) {
-		fprintf(stderr,
-			"airlab: %s booted kernel '%s' but variant %s wants "
-			"%s\n",
+		al_errf(&err, "%s booted kernel '%s' but variant %s wants %s",
 			d->host->name, st->release, c->variant.name,
 			c->variant.kernel);
-		return -1;
+		return cli_state_fail(st, &err);
 	}
 	fprintf(stderr,
 		"%s: kernel %s (variant %s); waiting up to %d s for %d "

@@ -370,6 +370,29 @@ const char *lab_param(const struct lab_binding *b, const char *key)
 	return p ? p->value : NULL;
 }
 
+int lab_param_long(const struct lab *lab, const char *who,
+		   const struct lab_binding *b, const char *key, long def,
+		   long min, long max, long *out, struct al_err *err)
+{
+	const struct lab_param *p = lab_param_entry(b, key);
+	char *end;
+	long v;
+
+	*out = def;
+	if (!p)
+		return 0;
+	errno = 0;
+	v = strtol(p->value, &end, 0);
+	if (errno || end == p->value || *end || v < min || v > max)
+		return al_errf(err,
+			       "%s:%d: %s: %s '%s' is not a whole number from "
+			       "%ld to %ld",
+			       lab->path, p->line, who, key, p->value, min,
+			       max);
+	*out = v;
+	return 0;
+}
+
 const struct lab_param *lab_unknown_param(const struct lab_binding *b,
 					  const char *const *known, size_t n)
 {

@@ -74,6 +74,12 @@ const char *lab_param(const struct lab_binding *b, const char *key);
 /* The same with its line in the lab file (for "file:line:" errors). */
 const struct lab_param *lab_param_entry(const struct lab_binding *b,
 					const char *key);
+/* A whole-number setting (decimal, or 0x hex) from min to max; def when
+ * absent. Errors: "file:line: WHO: key 'v' is not a whole number from
+ * MIN to MAX". */
+int lab_param_long(const struct lab *lab, const char *who,
+		   const struct lab_binding *b, const char *key, long def,
+		   long min, long max, long *out, struct al_err *err);
 /* The first setting of b whose key is none of known[0..n), or NULL: what
  * each driver refuses with its file:line. */
 const struct lab_param *lab_unknown_param(const struct lab_binding *b,

@@ -171,4 +171,28 @@ rc=$?
 check "compare: an unknown metric is refused, the known ones listed (exit 2)" \
 	bash -c '[ "$1" -eq 2 ] && grep -q "unknown metric .jitter. (known: latency goodput" <<<"$2"' _ $rc "$out"
 
+# -- a DUT that does not boot is a recorded result, not just a message ------
+al down >/dev/null 2>&1
+sed -e 's/^      boot_timeout_s: .*/      boot_timeout_s: 15\n      ready_marker: airlab-never-printed/' \
+	"$lab" >"$work/noboot.yaml"
+nbefore=$(ls -d "$res"/*/ | wc -l)
+"$AIRLAB" --lab "$work/noboot.yaml" run ping --length 2 --out "$res" >"$work/nb.out" 2>"$work/nb.err"
+rc=$?
+nb=$(ls -td "$res"/*/ | head -1)
+check "a DUT that never shows its ready marker: exit 1, said as lab-failed" \
+	bash -c '[ "$1" -eq 1 ] && grep -q "lab-failed, results in" "$2"' _ $rc "$work/nb.out"
+check "the lab failure has its own run directory (earlier runs kept)" \
+	test "$(ls -d "$res"/*/ | wc -l)" -eq $((nbefore + 1))
+check "its run.json: status lab-failed, the reason names the marker" \
+	python3 -c "
+import json, sys
+r = json.load(open('${nb}run.json'))
+sys.exit(not (r['status'] == 'lab-failed' and 'airlab-never-printed' in r['reasons']
+	and r['summary'] is None and r['flent_file'] is None))"
+check "its console.log holds what the DUT said (the kernel booting)" \
+	grep -q 'Linux version' "${nb}console.log"
+check "airlab runs --status lab-failed lists it" \
+	grep -q "$(basename "$nb")" <<<"$(al runs --status lab-failed --out "$res" 2>/dev/null)"
+"$AIRLAB" --lab "$work/noboot.yaml" down >/dev/null 2>&1
+
 finish

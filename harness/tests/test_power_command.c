@@ -270,7 +270,7 @@ static void dut_settings_on_power(void **state)
 	assert_int_equal(dut_open(&dut, &lab, "dut1", &err), -1);
 	dut_close(&dut);
 	if (!strstr(err.msg, "t.yaml:9: dut1 power: off_s 'soon' is not a "
-			     "whole number of seconds"))
+			     "whole number from 0 to 86400"))
 		fail_msg("%s", err.msg);
 }
 

@@ -112,7 +112,9 @@ static const char *tail_quote(const struct console_session *s, char *out,
 	for (size_t i = start; i < s->have && o + 1 < len; i++) {
 		unsigned char c = (unsigned char)s->window[i];
 
-		out[o++] = c == '\r' || c == '\n' ? '|'
+		if (c == '\r') /* CRLF or LF: one line break, one '|' */
+			continue;
+		out[o++] = c == '\n'		  ? '|'
 			   : c < 0x20 || c > 0x7e ? '.'
 						  : (char)c;
 	}

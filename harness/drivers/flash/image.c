@@ -77,21 +77,13 @@ int flash_image_version(const struct drv_target *t,
 int flash_setting_int(const struct drv_target *t, const char *key, int def,
 		      int *out, struct al_err *err)
 {
-	const struct lab_param *p = lab_param_entry(t->binding, key);
-	char *end;
+	char who[LAB_NAME_MAX + 8];
 	long v;
 
-	*out = def;
-	if (!p)
-		return 0;
-	errno = 0;
-	v = strtol(p->value, &end, 0);
-	if (errno || end == p->value || *end || v <= 0 || v > 1000000000)
-		return al_errf(err,
-			       "%s:%d: %s flash: %s '%s' is not a positive "
-			       "number",
-			       t->lab->path, p->line, t->host->name, key,
-			       p->value);
+	snprintf(who, sizeof(who), "%s flash", t->host->name);
+	if (lab_param_long(t->lab, who, t->binding, key, def, 1, 1000000000, &v,
+			   err) < 0)
+		return -1;
 	*out = (int)v;
 	return 0;
 }
