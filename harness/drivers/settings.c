@@ -38,8 +38,8 @@ static void binding_name(const struct drv_target *t, char *buf, size_t len)
 	const struct lab_host *h = t->host;
 
 	if (h) {
-		const char *kind = t->binding == &h->power   ? "power"
-				   : t->binding == &h->flash ? "flash"
+		const char *kind = t->binding == &h->power     ? "power"
+				   : t->binding == &h->flash   ? "flash"
 				   : t->binding == &h->console ? "console"
 							       : "shell";
 		snprintf(buf, len, "%s %s", h->name, kind);
