@@ -23,6 +23,7 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -363,6 +364,41 @@ static int copy_image(const char *dev, const char *src, const char *dst,
 	return 0;
 }
 
+/* Whether a live (not zombie) process is left in process group pgid. */
+static bool group_alive(pid_t pgid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool alive = false;
+
+	if (!d)
+		return kill(-pgid, 0) == 0;
+	while (!alive && (e = readdir(d))) {
+		char path[300], stat[512], *paren;
+		FILE *f;
+		char state;
+		int ppid, pgrp;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (!fgets(stat, sizeof(stat), f))
+			stat[0] = 0;
+		fclose(f);
+		/* "pid (comm) state ppid pgrp ...": comm may hold spaces. */
+		paren = strrchr(stat, ')');
+		if (paren &&
+		    sscanf(paren + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 &&
+		    pgrp == pgid && state != 'Z' && state != 'X')
+			alive = true;
+	}
+	closedir(d);
+	return alive;
+}
+
 static void tftpd_stop(struct tftpd *s)
 {
 	if (s->pid > 0) {
@@ -379,8 +415,13 @@ static void tftpd_stop(struct tftpd *s)
 			nanosleep(&tick, NULL);
 			waited += 20;
 		}
-		/* Its per-transfer children are in the same group. */
+		/* Its per-transfer children are in the same group and do not
+		 * end with it: a transfer in flight goes on until it times
+		 * out. They are gone once this returns. */
 		kill(-s->pid, SIGKILL);
+		for (waited = 0; group_alive(s->pid) && waited < TFTPD_STOP_MS;
+		     waited += 20)
+			nanosleep(&tick, NULL);
 		s->pid = 0;
 	}
 	if (s->file[0])
@@ -569,8 +610,8 @@ static int checked_cmd(struct console_session *s, const struct uboot_conf *c,
 		return -1;
 	bad = failure_in(s->before);
 	if (bad)
-		return al_errf(err, "%s: step '%s': U-Boot said '%s'", s->who,
-			       cmd, first_line(bad, said, sizeof(said)));
+		return al_errf(err, "step '%s': %s: U-Boot said '%s'", cmd,
+			       s->who, first_line(bad, said, sizeof(said)));
 	return 0;
 }
 
@@ -634,13 +675,13 @@ static int tftpboot(struct console_session *s, const struct uboot_conf *c,
 			    err,
 			    "%s: %s: cannot read the byte count "
 			    "in 'Bytes transferred = %s'",
-			    s->who, step,
+			    step, s->who,
 			    first_line(s->before, said, sizeof(said)));
 		if (got != (unsigned long long)c->size)
 			return al_errf(err,
 				       "%s: %s: U-Boot got %llu bytes, the "
 				       "image has %lld",
-				       s->who, step, got, (long long)c->size);
+				       step, s->who, got, (long long)c->size);
 		return 0;
 	}
 	/* What U-Boot said, up to the end of its line. */
@@ -653,7 +694,7 @@ static int tftpboot(struct console_session *s, const struct uboot_conf *c,
 		if (console_expect(s, &c->prompt, 1, 2000, NULL) < 0)
 			s->before[0] = 0;
 		first_line(s->before, rest, sizeof(rest));
-		return al_errf(err, "%s: %s: U-Boot said '%s%s'", s->who, step,
+		return al_errf(err, "%s: %s: U-Boot said '%s%s'", step, s->who,
 			       ans, hit == 5 ? "" : rest);
 	}
 }
@@ -684,8 +725,8 @@ static int boot_ram(struct console_session *s, const struct uboot_conf *c,
 
 		first_line(s->window, rest, sizeof(rest));
 		snprintf(said, sizeof(said), "%s%s", ans, rest);
-		return al_errf(err, "%s: step '%s': U-Boot said '%s'", s->who,
-			       c->boot, said);
+		return al_errf(err, "step '%s': %s: U-Boot said '%s'", c->boot,
+			       s->who, said);
 	}
 	return 0;
 }
