@@ -350,6 +350,24 @@ static void flash_mode(void **state)
 	assert_null(strstr(log, "cmd: bootm"));
 }
 
+/* A flash command U-Boot refuses stops the flash before the reset. */
+static void flash_command_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct al_err err = {""};
+
+	start(f, UBOOT_OK,
+	      "      mode: flash\n"
+	      "      flash_commands: \"erase 0x9f050000 +{size}; cp.b "
+	      "{load_addr} 0x9f000000 {size}\"\n");
+	assert_int_equal(flash(f, &err), -1);
+	assert_has(err.msg, "step 'cp.b 0x81000000 0x9f000000 0x493e1'");
+	assert_has(err.msg, f->link);
+	assert_has(err.msg, "U-Boot said 'Copy to Flash... Error: not erased");
+	assert_null(strstr(board_log(f), "cmd: reset"));
+	assert_int_equal(tftpd_left(f->dir), 0);
+}
+
 static void no_autoboot_prompt(void **state)
 {
 	struct fixture *f = *state;
@@ -462,6 +480,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(ram_boot, setup, teardown),
 	    cmocka_unit_test_setup_teardown(flash_mode, setup, teardown),
+	    cmocka_unit_test_setup_teardown(flash_command_refused, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(no_autoboot_prompt, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(silent_mid_transfer, setup,

@@ -258,7 +258,8 @@ static int load_conf(const struct drv_target *t, const struct flash_image *img,
 	c->flash_mode = !strcmp(mode, "flash");
 	c->dut_ip = lab_param(t->binding, "dut_ip");
 	c->load_addr = lab_param(t->binding, "load_addr");
-	if (!c->dut_ip || parse_ipv4(c->dut_ip, (char[64]){0}, 64) < 0)
+	if (!c->dut_ip ||
+	    inet_pton(AF_INET, c->dut_ip, &(struct in_addr){0}) != 1)
 		return al_errf(err,
 			       "%s:%d: %s flash: dut_ip %s%s%s (the "
 			       "address U-Boot gets as ipaddr, IPv4)",
@@ -640,9 +641,13 @@ static int tftpboot(struct console_session *s, const struct uboot_conf *c,
 		    const char *dev, struct al_err *err)
 {
 	static const char *const answers[] = {
-	    "Bytes transferred = ",	"TFTP error",
-	    "ARP Retry count exceeded", "Retry count exceeded",
-	    "Unknown command",		"not set",
+	    "Bytes transferred = ",
+	    "TFTP error",
+	    "ARP Retry count exceeded",
+	    "Retry count exceeded",
+	    "Unknown command",
+	    "not set",
+	    "#", /* progress: U-Boot prints one per few blocks */
 	};
 	char cmd[CMD_MAX], said[200], line[CMD_MAX + 2], step[CMD_MAX + 160];
 	int hit;
@@ -658,11 +663,13 @@ static int tftpboot(struct console_session *s, const struct uboot_conf *c,
 	snprintf(line, sizeof(line), "%s\n", cmd);
 	if (console_send(s, line, err) < 0)
 		return al_err_prefix(err, "%s", step);
-	/* The transfer itself may take a while: the step's timeout counts
-	 * from the last thing U-Boot said only in console_expect's window,
-	 * so give it the whole timeout for the transfer. */
-	hit = console_expect(s, answers, sizeof(answers) / sizeof(answers[0]),
-			     c->timeout_ms, err);
+	/* A big image takes longer than a step: timeout_s bounds the silence
+	 * between progress marks, not the whole transfer. */
+	do
+		hit = console_expect(s, answers,
+				     sizeof(answers) / sizeof(answers[0]),
+				     c->timeout_ms, err);
+	while (hit == 6);
 	if (hit < 0)
 		return al_err_prefix(err, "%s", step);
 	if (hit == 0) {
