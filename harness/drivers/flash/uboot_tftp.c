@@ -245,10 +245,11 @@ static int load_conf(const struct drv_target *t, const struct flash_image *img,
 	    strrchr(c->image, '/') ? strrchr(c->image, '/') + 1 : c->image;
 	if (!uboot_word(c->file))
 		return al_errf(err,
-			       "%s flash: image name '%s' would not be one "
-			       "word on U-Boot's command line (letters, "
-			       "digits and ._+-: only)",
-			       dev, c->file);
+			       "%s:%d: %s flash: image name '%s' would not "
+			       "be one word on U-Boot's command line "
+			       "(letters, digits and ._+-: only)",
+			       t->lab->path, setting_line(t, "image"), dev,
+			       c->file);
 	if (strcmp(mode, "ram") && strcmp(mode, "flash"))
 		return al_errf(err,
 			       "%s:%d: %s flash: mode '%s' is not ram or "
