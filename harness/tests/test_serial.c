@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -250,15 +251,153 @@ static void bad_settings_refused(void **state)
 	struct fixture *f = *state;
 	struct al_err err = {""};
 
+	/* baud is the binding's second setting, on line 22. */
 	free(f->host.console.params[1].value);
 	f->host.console.params[1].value = strdup("fast");
 	assert_int_equal(console_serial_ops.open(&f->c, &f->t, &err), -1);
-	assert_non_null(strstr(err.msg, "baud 'fast'"));
+	assert_non_null(
+	    strstr(err.msg, "lab/test.yaml:22: dut1 console: baud 'fast'"));
 
 	snprintf(f->host.console.params[1].key,
-		 sizeof(f->host.console.params[1].key), "parity");
+		 sizeof(f->host.console.params[1].key), "speed");
 	assert_int_equal(console_serial_ops.open(&f->c, &f->t, &err), -1);
-	assert_non_null(strstr(err.msg, "unknown console setting 'parity'"));
+	assert_non_null(
+	    strstr(err.msg,
+		   "lab/test.yaml:22: dut1: unknown console setting 'speed'"));
+}
+
+/* Each new line setting with a value it does not know, and the line it
+ * is on. */
+static void bad_line_settings_refused(void **state)
+{
+	static const struct {
+		const char *key, *value, *says;
+	} cases[] = {
+	    {"parity", "maybe", "parity 'maybe' is not one of none, odd, even"},
+	    {"parity", "mark", "parity 'mark' is not one of none, odd, even"},
+	    {"data_bits", "9", "data_bits '9' is not one of 5, 6, 7, 8"},
+	    {"stop_bits", "1.5", "stop_bits '1.5' is not one of 1, 2"},
+	    {"flow_control", "dtrdsr",
+	     "flow_control 'dtrdsr' is not one of none, rtscts, xonxoff"},
+	};
+	struct fixture *f = *state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct al_err err = {""};
+		char want[160];
+
+		set_param(&f->host.console, cases[i].key, cases[i].value);
+		assert_int_equal(console_serial_ops.open(&f->c, &f->t, &err),
+				 -1);
+		assert_null(f->c);
+		snprintf(want, sizeof(want),
+			 "lab/test.yaml:23: dut1 console: %s", cases[i].says);
+		if (!strstr(err.msg, want))
+			fail_msg("got '%s', want '%s'", err.msg, want);
+		free(f->host.console.params[2].value);
+		f->host.console.nparams = 2;
+	}
+}
+
+/* A pty's line settings are shared by both ends: what the driver set on
+ * the slave, the master reads back. */
+static void line_settings_applied(void **state)
+{
+	struct fixture *f = *state;
+	struct termios tio;
+
+	set_param(&f->host.console, "stop_bits", "2");
+	set_param(&f->host.console, "flow_control", "rtscts");
+	open_ok(f);
+	assert_int_equal(tcgetattr(f->master, &tio), 0);
+	assert_true(tio.c_cflag & CSTOPB);
+	assert_true(tio.c_cflag & CRTSCTS);
+	assert_false(tio.c_iflag & IXON);
+	console_serial_ops.close(f->c);
+	f->c = NULL;
+
+	free(f->host.console.params[3].value);
+	f->host.console.params[3].value = strdup("xonxoff");
+	open_ok(f);
+	assert_int_equal(tcgetattr(f->master, &tio), 0);
+	assert_false(tio.c_cflag & CRTSCTS);
+	assert_true(tio.c_iflag & IXON);
+	assert_true(tio.c_iflag & IXOFF);
+}
+
+/* Linux's pty forces 8 data bits without parity: asking for 7E1 on one is
+ * refused, not silently ignored. */
+static void pty_refuses_parity(void **state)
+{
+	struct fixture *f = *state;
+	struct al_err err = {""};
+
+	set_param(&f->host.console, "data_bits", "7");
+	set_param(&f->host.console, "parity", "even");
+	assert_int_equal(console_serial_ops.open(&f->c, &f->t, &err), -1);
+	assert_null(f->c);
+	assert_non_null(strstr(err.msg, f->link));
+	assert_non_null(strstr(err.msg, "is a pty"));
+}
+
+/* On a real UART the settings go through libserialport; the port's
+ * termios says what it got. */
+static void uart_line_settings_applied(void **state)
+{
+	struct fixture *f = *state;
+	struct termios tio, before;
+	int keep;
+
+	if (access("/dev/ttyS0", R_OK | W_OK) != 0)
+		skip();
+	/* The UART may be the machine's own console: put its line back. */
+	keep = open("/dev/ttyS0", O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(keep >= 0);
+	assert_int_equal(tcgetattr(keep, &before), 0);
+	free(f->host.console.params[0].value);
+	f->host.console.params[0].value = strdup("/dev/ttyS0");
+	set_param(&f->host.console, "data_bits", "7");
+	set_param(&f->host.console, "parity", "odd");
+	set_param(&f->host.console, "stop_bits", "2");
+	set_param(&f->host.console, "flow_control", "rtscts");
+	open_ok(f);
+	assert_int_equal(tcgetattr(console_serial_ops.fd(f->c), &tio), 0);
+	assert_int_equal(tio.c_cflag & CSIZE, CS7);
+	assert_true(tio.c_cflag & PARENB);
+	assert_true(tio.c_cflag & PARODD);
+	assert_true(tio.c_cflag & CSTOPB);
+	assert_true(tio.c_cflag & CRTSCTS);
+	console_serial_ops.close(f->c);
+	f->c = NULL;
+
+	free(f->host.console.params[3].value);
+	f->host.console.params[3].value = strdup("even");
+	free(f->host.console.params[5].value);
+	f->host.console.params[5].value = strdup("xonxoff");
+	open_ok(f);
+	assert_int_equal(tcgetattr(console_serial_ops.fd(f->c), &tio), 0);
+	assert_true(tio.c_cflag & PARENB);
+	assert_false(tio.c_cflag & PARODD);
+	assert_false(tio.c_cflag & CRTSCTS);
+	assert_true(tio.c_iflag & IXON);
+	assert_true(tio.c_iflag & IXOFF);
+	console_serial_ops.close(f->c);
+	f->c = NULL;
+	assert_int_equal(tcsetattr(keep, TCSANOW, &before), 0);
+	close(keep);
+}
+
+/* Without the settings: 8N1, no flow control, as before. */
+static void default_line_is_8n1(void **state)
+{
+	struct fixture *f = *state;
+	struct termios tio;
+
+	open_ok(f);
+	assert_int_equal(tcgetattr(f->master, &tio), 0);
+	assert_int_equal(tio.c_cflag & CSIZE, CS8);
+	assert_false(tio.c_cflag & (PARENB | CSTOPB | CRTSCTS));
+	assert_false(tio.c_iflag & (IXON | IXOFF));
 }
 
 int main(void)
@@ -277,6 +416,16 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(real_uart_through_libserialport,
 					    setup, teardown),
 	    cmocka_unit_test_setup_teardown(bad_settings_refused, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(bad_line_settings_refused, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(line_settings_applied, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(pty_refuses_parity, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(uart_line_settings_applied, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(default_line_is_8n1, setup,
 					    teardown),
 	};
 

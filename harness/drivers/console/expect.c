@@ -69,10 +69,15 @@ int console_session_open(struct console_session *s,
 			 struct al_err *err)
 {
 	const char *port = lab_param(t->binding, "port");
+	char expanded[200];
 
 	memset(s, 0, sizeof(*s));
 	s->ops = ops;
-	snprintf(s->who, sizeof(s->who), "%s console %s", t->host->name,
+	/* Errors name the port as it is on this machine, not "{state}/...". */
+	if (port && lab_expand(t->lab, t->host, port, expanded,
+			       sizeof(expanded), NULL) == 0)
+		port = expanded;
+	snprintf(s->who, sizeof(s->who), "%s console %.180s", t->host->name,
 		 port ? port : ops->name);
 	if (log_path && !(s->log = fopen(log_path, "ae")))
 		return al_errf(err, "%s: console log %s: %s", s->who, log_path,

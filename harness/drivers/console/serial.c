@@ -1,6 +1,10 @@
-/* Console driver `serial`: a serial port, 8N1, no flow control, raw.
+/* Console driver `serial`: a serial port, raw.
  * Settings: port (path, "{state}" and "{images}" expanded; symlinks
- * followed), baud (default 115200).
+ * followed), baud (default 115200), data_bits (5..8, default 8), parity
+ * (none, odd, even; default none), stop_bits (1 or 2, default 1),
+ * flow_control (none, rtscts, xonxoff; default none). Most boards' UARTs
+ * are 8N1 without flow control; some consoles (and RS-232 boxes in front
+ * of them) are not.
  *
  * libserialport opens real ports (USB-serial adapters, on-board UARTs).
  * Its Linux backend (0.1.1, Debian 12) refuses pseudo-terminals: it looks
@@ -29,6 +33,15 @@
 /* Linux: Unix98 pty slaves use majors 136..143. */
 #define PTY_SLAVE_MAJOR_FIRST 136
 #define PTY_SLAVE_MAJOR_LAST  143
+
+/* The line as the lab file asks for it. */
+struct line_conf {
+	int baud;
+	int data_bits;
+	int stop_bits;
+	enum sp_parity parity;
+	enum sp_flowcontrol flow;
+};
 
 struct console_dev {
 	char port[PATH_MAX]; /* as configured, expanded */
@@ -76,21 +89,94 @@ static int sys_fail(const struct console_dev *d, const char *what, int e,
 		       port_name(d, name, sizeof(name)), what, strerror(e));
 }
 
-static int open_libserialport(struct console_dev *d, int baud,
+static tcflag_t termios_size(int data_bits)
+{
+	return data_bits == 5	? CS5
+	       : data_bits == 6 ? CS6
+	       : data_bits == 7 ? CS7
+				: CS8;
+}
+
+/* The termios bits that make the line's framing and flow control. */
+#define LINE_CFLAGS ((tcflag_t)(CSIZE | PARENB | PARODD | CSTOPB | CRTSCTS))
+#define LINE_IFLAGS ((tcflag_t)(IXON | IXOFF | IXANY))
+
+static void line_apply(struct termios *tio, const struct line_conf *c)
+{
+	tcflag_t cflag = termios_size(c->data_bits), iflag = 0;
+
+	if (c->parity != SP_PARITY_NONE)
+		cflag |= PARENB;
+	if (c->parity == SP_PARITY_ODD)
+		cflag |= PARODD;
+	if (c->stop_bits == 2)
+		cflag |= CSTOPB;
+	if (c->flow == SP_FLOWCONTROL_RTSCTS)
+		cflag |= CRTSCTS;
+	if (c->flow == SP_FLOWCONTROL_XONXOFF)
+		iflag = IXON | IXOFF;
+	tio->c_cflag = (tio->c_cflag & ~LINE_CFLAGS) | cflag;
+	tio->c_iflag = (tio->c_iflag & ~LINE_IFLAGS) | iflag;
+}
+
+/* The first setting the port does not hold as c asks, or NULL. */
+static const char *line_differs(const struct termios *tio,
+				const struct line_conf *c)
+{
+	struct termios want = *tio;
+
+	line_apply(&want, c);
+	if ((tio->c_cflag & CSIZE) != (want.c_cflag & CSIZE))
+		return "data_bits";
+	if ((tio->c_cflag & (PARENB | PARODD)) !=
+	    (want.c_cflag & (PARENB | PARODD)))
+		return "parity";
+	if ((tio->c_cflag & CSTOPB) != (want.c_cflag & CSTOPB))
+		return "stop_bits";
+	if ((tio->c_cflag & CRTSCTS) != (want.c_cflag & CRTSCTS) ||
+	    (tio->c_iflag & (IXON | IXOFF)) != (want.c_iflag & (IXON | IXOFF)))
+		return "flow_control";
+	return NULL;
+}
+
+static int open_libserialport(struct console_dev *d, const struct line_conf *c,
 			      struct al_err *err)
 {
+	struct termios tio;
+	const char *off;
+
 	if (sp_open(d->sp, SP_MODE_READ_WRITE) != SP_OK)
 		return sp_fail(d, "sp_open", err);
-	if (sp_set_baudrate(d->sp, baud) != SP_OK)
+	if (sp_set_baudrate(d->sp, c->baud) != SP_OK)
 		return sp_fail(d, "set baud rate", err);
-	if (sp_set_bits(d->sp, 8) != SP_OK ||
-	    sp_set_parity(d->sp, SP_PARITY_NONE) != SP_OK ||
-	    sp_set_stopbits(d->sp, 1) != SP_OK)
-		return sp_fail(d, "set 8N1", err);
-	if (sp_set_flowcontrol(d->sp, SP_FLOWCONTROL_NONE) != SP_OK)
-		return sp_fail(d, "disable flow control", err);
+	if (sp_set_bits(d->sp, c->data_bits) != SP_OK)
+		return sp_fail(d, "set data bits", err);
+	if (sp_set_parity(d->sp, c->parity) != SP_OK)
+		return sp_fail(d, "set parity", err);
+	if (sp_set_stopbits(d->sp, c->stop_bits) != SP_OK)
+		return sp_fail(d, "set stop bits", err);
+	if (sp_set_flowcontrol(d->sp, c->flow) != SP_OK)
+		return sp_fail(d, "set flow control", err);
 	if (sp_get_port_handle(d->sp, &d->fd) != SP_OK)
 		return sp_fail(d, "get port handle", err);
+	/* The port's own word on what it got: libserialport 0.1.1 (Debian
+	 * 12) answers SP_OK to RTS/CTS flow control on a 16550A yet leaves
+	 * CRTSCTS clear, so what it missed is set through termios. */
+	if (tcgetattr(d->fd, &tio) < 0)
+		return sys_fail(d, "tcgetattr", errno, err);
+	if (!line_differs(&tio, c))
+		return 0;
+	line_apply(&tio, c);
+	if (tcsetattr(d->fd, TCSANOW, &tio) < 0)
+		return sys_fail(d, "tcsetattr", errno, err);
+	if (tcgetattr(d->fd, &tio) < 0)
+		return sys_fail(d, "tcgetattr", errno, err);
+	off = line_differs(&tio, c);
+	if (off)
+		return al_errf(err,
+			       "serial port %s does not keep the %s asked "
+			       "for (set through libserialport, then termios)",
+			       d->port, off);
 	return 0;
 }
 
@@ -111,31 +197,41 @@ static speed_t termios_speed(int baud)
 	return B0;
 }
 
-static int open_pty(struct console_dev *d, int baud, struct al_err *err)
+static int open_pty(struct console_dev *d, const struct line_conf *c,
+		    struct al_err *err)
 {
 	struct termios tio;
-	speed_t speed = termios_speed(baud);
+	speed_t speed = termios_speed(c->baud);
 
 	if (speed == B0)
 		return al_errf(err,
 			       "serial port %s: baud %d not supported on "
 			       "a pty",
-			       d->port, baud);
+			       d->port, c->baud);
 	d->fd = open(d->real, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (d->fd < 0)
 		return sys_fail(d, "open", errno, err);
 	if (tcgetattr(d->fd, &tio) < 0)
 		return sys_fail(d, "tcgetattr", errno, err);
 	cfmakeraw(&tio);
-	tio.c_cflag &= ~(tcflag_t)(CSIZE | PARENB | CSTOPB | CRTSCTS);
-	tio.c_cflag |= CS8 | CLOCAL | CREAD;
-	tio.c_iflag &= ~(tcflag_t)(IXON | IXOFF | IXANY);
+	tio.c_cflag |= CLOCAL | CREAD;
+	line_apply(&tio, c);
 	tio.c_cc[VMIN] = 0;
 	tio.c_cc[VTIME] = 0;
 	cfsetispeed(&tio, speed);
 	cfsetospeed(&tio, speed);
 	if (tcsetattr(d->fd, TCSANOW, &tio) < 0)
 		return sys_fail(d, "tcsetattr", errno, err);
+	/* Linux's pty driver forces CS8 without parity whatever is asked:
+	 * a pty has no line to frame. Say so rather than pretend. */
+	if (tcgetattr(d->fd, &tio) < 0)
+		return sys_fail(d, "tcgetattr", errno, err);
+	if (line_differs(&tio, c))
+		return al_errf(err,
+			       "serial port %s is a pty: it carries 8-bit "
+			       "bytes without parity and keeps no %s setting "
+			       "(set that on the far end of the line)",
+			       d->port, line_differs(&tio, c));
 	return 0;
 }
 
@@ -161,39 +257,104 @@ static void serial_close(struct console_dev *d)
 	free(d);
 }
 
+/* One of names[] (index into values[]), or a file:line error. */
+static int setting_choice(const struct drv_target *t, const char *key,
+			  const char *const *names, const int *values, size_t n,
+			  int def, int *out, struct al_err *err)
+{
+	const struct lab_param *p = lab_param_entry(t->binding, key);
+	char known[128] = "";
+	size_t len = 0;
+
+	*out = def;
+	if (!p)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(p->value, names[i]) == 0) {
+			*out = values[i];
+			return 0;
+		}
+		len += (size_t)snprintf(known + len, sizeof(known) - len,
+					"%s%s", i ? ", " : "", names[i]);
+		if (len >= sizeof(known))
+			len = sizeof(known) - 1;
+	}
+	return al_errf(err, "%s:%d: %s console: %s '%s' is not one of %s",
+		       t->lab->path, p->line, t->host->name, key, p->value,
+		       known);
+}
+
+static int line_conf_parse(const struct drv_target *t, struct line_conf *c,
+			   struct al_err *err)
+{
+	static const char *const known[] = {
+	    "port", "baud", "data_bits", "parity", "stop_bits", "flow_control"};
+	static const char *const bits_names[] = {"5", "6", "7", "8"};
+	static const int bits_values[] = {5, 6, 7, 8};
+	static const char *const parity_names[] = {"none", "odd", "even"};
+	static const int parity_values[] = {SP_PARITY_NONE, SP_PARITY_ODD,
+					    SP_PARITY_EVEN};
+	static const char *const stop_names[] = {"1", "2"};
+	static const int stop_values[] = {1, 2};
+	static const char *const flow_names[] = {"none", "rtscts", "xonxoff"};
+	static const int flow_values[] = {
+	    SP_FLOWCONTROL_NONE, SP_FLOWCONTROL_RTSCTS, SP_FLOWCONTROL_XONXOFF};
+	const struct lab_param *u = lab_unknown_param(
+	    t->binding, known, sizeof(known) / sizeof(known[0]));
+	const struct lab_param *baud = lab_param_entry(t->binding, "baud");
+	int parity, flow;
+
+	if (u)
+		return al_errf(err,
+			       "%s:%d: %s: unknown console setting '%s' "
+			       "(known: port, baud, data_bits, parity, "
+			       "stop_bits, flow_control)",
+			       t->lab->path, u->line, t->host->name, u->key);
+	c->baud = DEFAULT_BAUD;
+	if (baud) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(baud->value, &end, 10);
+		if (errno || end == baud->value || *end || v <= 0 ||
+		    v > INT32_MAX)
+			return al_errf(err,
+				       "%s:%d: %s console: baud '%s' is not a "
+				       "positive number",
+				       t->lab->path, baud->line, t->host->name,
+				       baud->value);
+		c->baud = (int)v;
+	}
+	if (setting_choice(t, "data_bits", bits_names, bits_values, 4, 8,
+			   &c->data_bits, err) < 0 ||
+	    setting_choice(t, "parity", parity_names, parity_values, 3,
+			   SP_PARITY_NONE, &parity, err) < 0 ||
+	    setting_choice(t, "stop_bits", stop_names, stop_values, 2, 1,
+			   &c->stop_bits, err) < 0 ||
+	    setting_choice(t, "flow_control", flow_names, flow_values, 3,
+			   SP_FLOWCONTROL_NONE, &flow, err) < 0)
+		return -1;
+	c->parity = (enum sp_parity)parity;
+	c->flow = (enum sp_flowcontrol)flow;
+	return 0;
+}
+
 static int serial_open(struct console_dev **out, const struct drv_target *t,
 		       struct al_err *err)
 {
 	const char *dev = t->host->name;
 	const char *port = lab_param(t->binding, "port");
-	const char *baud_s = lab_param(t->binding, "baud");
 	struct console_dev *d;
-	long baud = DEFAULT_BAUD;
+	struct line_conf conf;
 
 	*out = NULL;
-	for (int i = 0; i < t->binding->nparams; i++) {
-		const char *key = t->binding->params[i].key;
-
-		if (strcmp(key, "port") && strcmp(key, "baud"))
-			return al_errf(err,
-				       "%s: unknown console setting '%s' (line "
-				       "%d; known: port, baud)",
-				       dev, key, t->binding->params[i].line);
-	}
+	if (line_conf_parse(t, &conf, err) < 0)
+		return -1;
 	if (!port)
-		return al_errf(err, "%s: console setting port is missing", dev);
-	if (baud_s) {
-		char *end;
-
-		errno = 0;
-		baud = strtol(baud_s, &end, 10);
-		if (errno || end == baud_s || *end || baud <= 0 ||
-		    baud > INT32_MAX)
-			return al_errf(err,
-				       "%s: baud '%s' is not a positive "
-				       "number",
-				       dev, baud_s);
-	}
+		return al_errf(err,
+			       "%s:%d: %s: console setting port is missing",
+			       t->lab->path, t->binding->line, dev);
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return al_errf(err, "%s: out of memory", dev);
@@ -213,11 +374,11 @@ static int serial_open(struct console_dev **out, const struct drv_target *t,
 		goto fail;
 	}
 	if (sp_get_port_by_name(d->real, &d->sp) == SP_OK) {
-		if (open_libserialport(d, (int)baud, err) < 0)
+		if (open_libserialport(d, &conf, err) < 0)
 			goto fail;
 	} else if (is_pty(d->real)) {
 		d->sp = NULL;
-		if (open_pty(d, (int)baud, err) < 0)
+		if (open_pty(d, &conf, err) < 0)
 			goto fail;
 	} else {
 		d->sp = NULL;
