@@ -452,7 +452,8 @@ static void bad_settings(void **state)
 	    {"      mode: rom\n", "t.yaml:17: dut1 flash: mode 'rom' is not "
 				  "ram or flash"},
 	    {"      baudrate: 9600\n",
-	     "t.yaml:17: dut1 flash: unknown setting 'baudrate'"},
+	     "t.yaml:17: dut1 flash (driver uboot-tftp): unknown setting "
+	     "'baudrate'"},
 	    {"      mode: flash\n", "dut1 flash: mode flash needs "
 				    "flash_commands"},
 	    {"      server_ip: tftp.lab\n",

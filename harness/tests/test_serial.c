@@ -261,9 +261,9 @@ static void bad_settings_refused(void **state)
 	snprintf(f->host.console.params[1].key,
 		 sizeof(f->host.console.params[1].key), "speed");
 	assert_int_equal(console_serial_ops.open(&f->c, &f->t, &err), -1);
-	assert_non_null(
-	    strstr(err.msg,
-		   "lab/test.yaml:22: dut1: unknown console setting 'speed'"));
+	assert_non_null(strstr(
+	    err.msg, "lab/test.yaml:22: dut1 console (driver serial): unknown "
+		     "setting 'speed'"));
 }
 
 /* Each new line setting with a value it does not know, and the line it

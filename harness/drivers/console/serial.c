@@ -299,17 +299,12 @@ static int line_conf_parse(const struct drv_target *t, struct line_conf *c,
 	static const char *const flow_names[] = {"none", "rtscts", "xonxoff"};
 	static const int flow_values[] = {
 	    SP_FLOWCONTROL_NONE, SP_FLOWCONTROL_RTSCTS, SP_FLOWCONTROL_XONXOFF};
-	const struct lab_param *u = lab_unknown_param(
-	    t->binding, known, sizeof(known) / sizeof(known[0]));
 	const struct lab_param *baud = lab_param_entry(t->binding, "baud");
 	int parity, flow;
 
-	if (u)
-		return al_errf(err,
-			       "%s:%d: %s: unknown console setting '%s' "
-			       "(known: port, baud, data_bits, parity, "
-			       "stop_bits, flow_control)",
-			       t->lab->path, u->line, t->host->name, u->key);
+	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
+			       err) < 0)
+		return -1;
 	c->baud = DEFAULT_BAUD;
 	if (baud) {
 		char *end;

@@ -216,22 +216,15 @@ static int load_conf(const struct drv_target *t, const struct flash_image *img,
 		     struct uboot_conf *c, struct al_err *err)
 {
 	const char *dev = t->host->name;
-	const struct lab_param *u = lab_unknown_param(
-	    t->binding, known_settings,
-	    sizeof(known_settings) / sizeof(known_settings[0]));
 	const char *mode = setting_or(t, "mode", "ram");
 	const char *server = lab_param(t->binding, "server_ip");
 	int timeout_s;
 
 	memset(c, 0, sizeof(*c));
-	if (u)
-		return al_errf(err,
-			       "%s:%d: %s flash: unknown setting '%s' "
-			       "(known: image, version, tftp_listen, "
-			       "server_ip, dut_ip, load_addr, "
-			       "autoboot_prompt, stop_key, prompt, mode, "
-			       "flash_commands, boot_command, timeout_s)",
-			       t->lab->path, u->line, dev, u->key);
+	if (drv_check_settings(
+		t, known_settings,
+		sizeof(known_settings) / sizeof(known_settings[0]), err) < 0)
+		return -1;
 	if (flash_image_file(t, img, c->image, sizeof(c->image), &c->size,
 			     err) < 0 ||
 	    flash_image_version(t, img, c->image, c->version,
