@@ -19,7 +19,9 @@
 static const struct subcommand subcommands[] = {
     {"up", cmd_up, "[--require-all] [--wait S]",
      "power on, flash, boot the DUT; associate all stations"},
-    {"down", cmd_down, "", "power the cell's hosts off"},
+    {"down", cmd_down, "[--stations]",
+     "stop the stations on station hosts, power the cell's hosts off "
+     "(--stations: only stop those stations)"},
     {"status", cmd_status, "[--wait S]",
      "power state, booted kernel, stations"},
     {"power", cmd_power, "on|off|cycle|status HOST",

@@ -23,11 +23,13 @@ static int kernel_matches(const char *series, const char *release)
 	       (release[n] == '.' || release[n] == '-' || !release[n]);
 }
 
-int cli_report_stations(struct dut *d, const struct topology *t, int wait_s,
+int cli_report_stations(struct dut *d, const struct cell *c,
+			struct stahost_set *sh, int wait_s,
 			struct cell_state *st, FILE *show)
 {
 	struct al_err err;
 	char cmd[128], *out = NULL;
+	double t0 = cli_mono_s(), left;
 	int status;
 
 	snprintf(cmd, sizeof(cmd), "airlab-guest stations --wait %d", wait_s);
@@ -41,7 +43,16 @@ int cli_report_stations(struct dut *d, const struct topology *t, int wait_s,
 			d->host->name, cmd, status);
 		return -1;
 	}
-	st->n = stations_parse(t, out, st->rows, TOPO_MAX_STATIONS, &err);
+	/* The station hosts' rows follow the AP host's: one table. */
+	left = wait_s - (cli_mono_s() - t0);
+	if (sh && sh->n &&
+	    stahost_report(sh, c, left > 0 ? left : 0, &out, &err) < 0) {
+		free(out);
+		cli_fail(&err);
+		return -1;
+	}
+	st->n = stations_parse(&c->topo, out ? out : "", st->rows,
+			       TOPO_MAX_STATIONS, &err);
 	free(out);
 	if (st->n < 0) {
 		cli_fail(&err);
@@ -90,6 +101,8 @@ int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 	struct al_err err;
 	struct flash_env env;
 	char variant[64];
+	static struct stahost_set sh;
+	int rc, nfailed = 0;
 	bool on;
 
 	memset(st, 0, sizeof(*st));
@@ -143,17 +156,37 @@ int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 			c->variant.kernel);
 		return -1;
 	}
+	/* Stations on station hosts start once the AP is up; they
+	 * associate while the AP host's own are waited for. */
+	if (stahost_open(&sh, c, true, &err) < 0)
+		return cli_fail_neg(&err);
+	if (sh.n) {
+		nfailed = stahost_start(&sh, c, &err);
+		if (nfailed < 0) {
+			stahost_close(&sh);
+			return cli_fail_neg(&err);
+		}
+	}
 	fprintf(stderr,
 		"%s: kernel %s (variant %s); waiting up to %d s for %d "
 		"stations\n",
 		d->host->name, st->release, c->variant.name, wait_s,
 		c->topo.nstations);
-	if (cli_report_stations(d, &c->topo, wait_s, st, stdout) < 0)
+	rc = cli_report_stations(d, c, &sh, wait_s, st, stdout);
+	stahost_close(&sh);
+	if (rc < 0)
 		return -1;
 	printf("%s: %d/%d stations associated, %.1f s after airlab up "
 	       "(variant %s, kernel %s)\n",
 	       c->topo.name, st->nassoc, st->n, cli_mono_s() - st->t0,
 	       c->variant.name, st->release);
+	if (nfailed > 0) {
+		fprintf(stderr,
+			"airlab: %d station%s on station hosts did not start "
+			"(see above)\n",
+			nfailed, nfailed > 1 ? "s" : "");
+		return -1;
+	}
 	return 0;
 }
 
