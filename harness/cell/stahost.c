@@ -400,28 +400,14 @@ void stahost_close(struct stahost_set *set)
 	set->n = 0;
 }
 
-/* "host:port" of a station host's shell, for errors. */
-static const char *where(const struct dut *h, char *buf, size_t len)
-{
-	const char *host = lab_param(&h->host->shell, "host");
-	const char *port = lab_param(&h->host->shell, "port");
-
-	snprintf(buf, len, "%s %s:%s", h->host->shell.driver, host ? host : "?",
-		 port ? port : "22");
-	return buf;
-}
-
-/* Runs cmd on a station host (stdin from in); a host that does not answer
- * is an error naming it and its shell's address. */
+/* Runs cmd on a station host (stdin from in). */
 static int host_run(struct dut *h, const char *cmd, const char *in, int *status,
 		    struct al_err *err)
 {
-	char w[LAB_NAME_MAX * 3];
-
+	/* The shell driver's errors name the host and its address. */
 	if (dut_run(h, cmd, in, in ? strlen(in) : 0, STDERR_FILENO,
 		    STDERR_FILENO, status, STAHOST_CONNECT_S, err) < 0)
-		return al_err_prefix(err, "station host %s (%s)", h->host->name,
-				     where(h, w, sizeof(w)));
+		return al_err_prefix(err, "station host");
 	return 0;
 }
 
@@ -464,7 +450,6 @@ static int host_status(struct stahost_set *set, const struct cell *c, int k,
 {
 	static char cmd[8192];
 	struct dut *h = &set->hosts[k];
-	char w[LAB_NAME_MAX * 3];
 	char *out = NULL;
 	int status, n;
 
@@ -472,8 +457,7 @@ static int host_status(struct stahost_set *set, const struct cell *c, int k,
 	    0)
 		return -1;
 	if (dut_run_capture(h, cmd, &out, &status, STAHOST_CONNECT_S, err) < 0)
-		return al_err_prefix(err, "station host %s (%s)", h->host->name,
-				     where(h, w, sizeof(w)));
+		return al_err_prefix(err, "station host");
 	n = stahost_report_rows(out, f, nassoc, err);
 	free(out);
 	if (n < 0)
