@@ -24,6 +24,8 @@ static const struct subcommand subcommands[] = {
      "(--stations: only stop those stations)"},
     {"status", cmd_status, "[--wait S]",
      "power state, booted kernel, stations"},
+    {"reassociate", cmd_reassociate, "STATION",
+     "ask a station's wpa_supplicant to reassociate now"},
     {"power", cmd_power, "on|off|cycle|status HOST",
      "switch a host's power (cycle proves it came back)"},
     {"console", cmd_console, "HOST [--log FILE] [--timeout S]",

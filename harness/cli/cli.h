@@ -129,6 +129,7 @@ int cli_fail_neg(const struct al_err *err);
 int cmd_up(int argc, char **argv, struct cli_opts *o);
 int cmd_down(int argc, char **argv, struct cli_opts *o);
 int cmd_status(int argc, char **argv, struct cli_opts *o);
+int cmd_reassociate(int argc, char **argv, struct cli_opts *o);
 int cmd_power(int argc, char **argv, struct cli_opts *o);
 int cmd_console(int argc, char **argv, struct cli_opts *o);
 int cmd_shell(int argc, char **argv, struct cli_opts *o);

@@ -123,6 +123,21 @@ cat "$work/status.out"
 check "status reports all 4 stations associated (exit $rc)" \
 	test $rc -eq 0 -a "$(grep -cE '^sta[1-4] +yes ' "$work/status.out")" -eq 4
 
+# -- reassociate: wpa_cli on the station host -----------------------------
+al --topology "$work/good.yaml" reassociate sta3
+check "reassociate sta3 exits 0" test $? -eq 0
+# Its supplicant logs a second CTRL-EVENT-CONNECTED (give it 30 tries).
+n=0
+for _ in $(seq 30); do
+	n=$(on_guest 'grep -c CTRL-EVENT-CONNECTED /run/airlab-sta/sta3/log')
+	[ "${n:-0}" -ge 2 ] && break
+	sleep 1
+done
+check "sta3 associated again after reassociate ($n CTRL-EVENT-CONNECTED)" \
+	test "${n:-0}" -ge 2
+al --topology "$work/good.yaml" reassociate sta9 2>/dev/null
+check "reassociate of a station not in the topology exits 2" test $? -eq 2
+
 # -- traffic from a station host is refused, not skipped ------------------
 out=$(al --topology "$work/good.yaml" run ping --length 5 --variant mac80211-6.12 2>&1)
 rc=$?
