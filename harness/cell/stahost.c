@@ -145,7 +145,6 @@ int stahost_start_cmd(const struct topo_station *s, char *buf, size_t len,
 	    "else say \"radio '$r' is neither a wireless interface "
 	    "(/sys/class/net) nor a phy (/sys/class/ieee80211)\"; exit 3; fi; "
 	    "echo \"$i\" >\"$d/iface\"; cat >\"$d/wpa.conf\" || exit 3; "
-	    "date +%s.%N >\"$d/start\"; "
 	    "c=\"wpa_supplicant -B -D nl80211 -i $i -c $d/wpa.conf -P $d/pid "
 	    "-t -f $d/log\"; "
 	    "$c || { say \"interface $i: '$c' failed: $(tail -n 3 \"$d/log\" "
@@ -198,18 +197,23 @@ int stahost_status_cmd(const struct topology *t, const char *host, char *buf,
 			bad |= put(buf, len, &off, " ");
 			bad |= sh_quote(buf, len, &off, t->stations[i].name);
 		}
-	bad |= put(
-	    buf, len, &off, "; do d=%s/$n; echo \"@station $n\"; %s",
-	    STAHOST_DIR,
-	    "i=$(cat \"$d/iface\" 2>/dev/null); "
-	    "if [ -n \"$i\" ] && [ -s \"$d/pid\" ] && kill -0 \"$(cat "
-	    "\"$d/pid\")\" 2>/dev/null; then "
-	    "echo \"@start $(cat \"$d/start\" 2>/dev/null)\"; "
-	    "echo \"@connected $(grep -m1 CTRL-EVENT-CONNECTED \"$d/log\" "
-	    "2>/dev/null | cut -d: -f1)\"; "
-	    "wpa_cli -p \"$d/ctrl\" -i \"$i\" status 2>&1 | sed 's/^/@wpa /'; "
-	    "iw dev \"$i\" link 2>&1 | sed 's/^/@link /'; "
-	    "else echo @down; fi; done");
+	/* wpa_cli before the log: a COMPLETED state always finds its
+	 * CTRL-EVENT-CONNECTED line. Start is the log's first line (-t
+	 * stamps: wpa_supplicant's own clock). */
+	bad |=
+	    put(buf, len, &off, "; do d=%s/$n; echo \"@station $n\"; %s",
+		STAHOST_DIR,
+		"i=$(cat \"$d/iface\" 2>/dev/null); "
+		"if [ -n \"$i\" ] && [ -s \"$d/pid\" ] && kill -0 \"$(cat "
+		"\"$d/pid\")\" 2>/dev/null; then "
+		"wpa_cli -p \"$d/ctrl\" -i \"$i\" status 2>&1 | sed 's/^/@wpa "
+		"/'; "
+		"iw dev \"$i\" link 2>&1 | sed 's/^/@link /'; "
+		"echo \"@start $(head -n1 \"$d/log\" 2>/dev/null | cut -d: "
+		"-f1)\"; "
+		"echo \"@connected $(grep -m1 CTRL-EVENT-CONNECTED \"$d/log\" "
+		"2>/dev/null | cut -d: -f1)\"; "
+		"else echo @down; fi; done");
 	if (bad)
 		return al_errf(err, "%s: status command too long", host);
 	return 0;

@@ -1,10 +1,11 @@
 /* Stations on station hosts: a topology station whose `host:` is not the
  * AP's runs on that lab host, which airlab reaches over its shell driver
  * (a Linux box with radios, reached over SSH). Per station, in
- * STAHOST_DIR/<station>/ on that host: wpa.conf, the wpa_supplicant pid,
- * log (-t) and start time, the interface it drives (iface) and, when
- * airlab created that interface on a phy, its name (created); ctrl/ is the
- * control interface directory.
+ * STAHOST_DIR/<station>/ on that host: wpa.conf, the wpa_supplicant pid
+ * and log (-t: its first line stamps the start, its first
+ * CTRL-EVENT-CONNECTED the association), the interface it drives (iface)
+ * and, when airlab created that interface on a phy, its name (created);
+ * ctrl/ is the control interface directory.
  *
  * A station's `radio:` names a wireless interface (wlan1), used as it is,
  * or a phy (phy2), on which airlab adds a managed interface named after

@@ -35,7 +35,7 @@ awk -v port="$port" -v closed="$closed" -v img="$ROOT/build/dut-image" '
 }
 { print }' "$base" >"$lab"
 
-# topo FILE [STA4-EXTRA] [STAHOST-OF-STA4]
+# topo FILE [STA4-EXTRA] [STAHOST-OF-STA4] [MORE-STATION-LINES]
 topo() {
 	cat >"$1" <<EOF
 cell: stahost-cell
@@ -46,10 +46,12 @@ stations:
   - {name: sta2, host: dut1, radio: radio2, path: path2, base_loss_db: 55}
   - {name: sta3, host: stahost1, radio: spare1, path: path3, base_loss_db: 60}
   - {name: sta4, host: ${3:-stahost1}, radio: sparephy2, path: path4, base_loss_db: 60${2:-}}
+${4:-}
 EOF
 }
 topo "$work/good.yaml"
-topo "$work/badpsk.yaml" ", passphrase: not-the-cell-psk"
+topo "$work/badpsk.yaml" ", passphrase: not-the-cell-psk" stahost1 \
+	"  - {name: sta5, host: stahost1, radio: nosuch0, path: path4, base_loss_db: 60}"
 topo "$work/unreach.yaml" "" stahost2
 
 al() { "$AIRLAB" --lab "$lab" "$@"; }
@@ -71,6 +73,10 @@ cat "$work/up1.out"
 check "up with a wrong passphrase for sta4 exits 1 with --require-all (got $rc)" \
 	test $rc -eq 1
 check "sta3 on stahost1 associated" grep -qE '^sta3 +yes ' "$work/up1.out"
+check "sta5's radio does not exist: an error naming host, station and radio" \
+	grep -q "^airlab: stahost1: station sta5: radio 'nosuch0' is neither" "$work/up1.err"
+check "sta5 is a row that is not running" \
+	grep -qE '^sta5 +no .*NOT_RUNNING$' "$work/up1.out"
 row=$(grep -E '^sta4 ' "$work/up1.out")
 check "sta4 (wrong passphrase) is a row: not associated, with its wpa_state" \
 	grep -qE '^sta4 +no +.* (SCANNING|AUTHENTICATING|ASSOCIATING|ASSOCIATED|4WAY_HANDSHAKE|DISCONNECTED|INACTIVE)$' <<<"$row"
@@ -80,7 +86,7 @@ al --topology "$work/badpsk.yaml" down >"$work/down1.out" 2>&1
 rc=$?
 cat "$work/down1.out"
 check "down stops the station-host stations before power-off (exit $rc)" \
-	test $rc -eq 0 -a "$(grep -cE '^stahost1: station sta[34] stopped$' "$work/down1.out")" -eq 2
+	test $rc -eq 0 -a "$(grep -cE '^stahost1: station sta[345] stopped$' "$work/down1.out")" -eq 3
 check "down powers dut1 off" grep -q '^dut1: off' "$work/down1.out"
 
 # -- all four up: two on dut1, two on stahost1 ---------------------------
