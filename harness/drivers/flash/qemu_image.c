@@ -308,8 +308,10 @@ static int qemu_image_flash(const struct drv_target *t,
 				       spare->value);
 		nspare = (int)n;
 	}
-	if (asprintf(&conf, "%sAIRLAB_SPARE_RADIOS='%d'\n", img->cell_conf,
-		     nspare) < 0)
+	/* The setting rides in cell.conf only when given. */
+	if ((spare ? asprintf(&conf, "%sAIRLAB_SPARE_RADIOS='%d'\n",
+			      img->cell_conf, nspare)
+		   : asprintf(&conf, "%s", img->cell_conf)) < 0)
 		return al_errf(err, "%s: out of memory", dev);
 	if (need_file(dev, src_kernel, err) < 0 ||
 	    need_file(dev, src_initrd, err) < 0 ||
