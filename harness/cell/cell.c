@@ -19,18 +19,29 @@ int cell_load(struct cell *c, const struct cell_paths *p, struct al_err *err)
 			c->topo.ap.line, c->topo.ap.host, c->lab.path);
 		goto fail;
 	}
-	/* The DUT image brings up the whole cell (AP, stations, server)
-	 * from one cell.conf, so they must share the AP's host until
-	 * separate station hosts have their own bring-up. */
+	/* The AP's host brings up its own stations from cell.conf; a
+	 * station on another host is a station host's (stahost.h), which
+	 * airlab reaches over that host's shell. */
 	for (int i = 0; i < c->topo.nstations; i++) {
 		const struct topo_station *s = &c->topo.stations[i];
-		if (strcmp(s->host, c->topo.ap.host) != 0) {
+		const struct lab_host *h = lab_host_find(&c->lab, s->host);
+
+		if (cell_station_local(c, s)) {
+			if (s->passphrase[0]) {
+				al_errf(err,
+					"%s:%d: station %s: passphrase: is "
+					"only for stations on a station host "
+					"(%s is the AP's host)",
+					c->topo.path, s->line, s->name,
+					s->host);
+				goto fail;
+			}
+		} else if (h && !h->shell.driver[0]) {
 			al_errf(err,
-				"%s:%d: station %s is on host '%s' but the AP "
-				"is on '%s': stations on a separate host are "
-				"not supported yet",
+				"%s:%d: station %s is on host '%s', which has "
+				"no shell: binding in %s",
 				c->topo.path, s->line, s->name, s->host,
-				c->topo.ap.host);
+				c->lab.path);
 			goto fail;
 		}
 	}
@@ -43,6 +54,11 @@ fail:
 void cell_free(struct cell *c)
 {
 	lab_free(&c->lab);
+}
+
+bool cell_station_local(const struct cell *c, const struct topo_station *s)
+{
+	return strcmp(s->host, c->topo.ap.host) == 0;
 }
 
 /* Appends KEY='value' (sh-quoted) and a newline. */
@@ -93,18 +109,26 @@ int cell_conf_render(const struct cell *c, char *buf, size_t len,
 					      t->ap.basic_rates[i]);
 		bad |= conf_put(buf, len, &off, "AIRLAB_AP_BASIC_RATES", val);
 	}
-	snprintf(val, sizeof(val), "%d", t->nstations);
+	/* Only the stations on the AP's host: the DUT brings up every
+	 * station cell.conf lists. */
+	int nlocal = 0;
+	for (int i = 0; i < t->nstations; i++)
+		nlocal += cell_station_local(c, &t->stations[i]);
+	snprintf(val, sizeof(val), "%d", nlocal);
 	bad |= conf_put(buf, len, &off, "AIRLAB_NSTA", val);
-	for (int i = 0; i < t->nstations && !bad; i++) {
+	for (int i = 0, k = 0; i < t->nstations && !bad; i++) {
 		const struct topo_station *s = &t->stations[i];
-		snprintf(key, sizeof(key), "AIRLAB_STA_%d_NAME", i + 1);
+		if (!cell_station_local(c, s))
+			continue;
+		k++;
+		snprintf(key, sizeof(key), "AIRLAB_STA_%d_NAME", k);
 		bad |= conf_put(buf, len, &off, key, s->name);
-		snprintf(key, sizeof(key), "AIRLAB_STA_%d_PATH", i + 1);
+		snprintf(key, sizeof(key), "AIRLAB_STA_%d_PATH", k);
 		bad |= conf_put(buf, len, &off, key, s->path);
-		snprintf(key, sizeof(key), "AIRLAB_STA_%d_LOSS_DB", i + 1);
+		snprintf(key, sizeof(key), "AIRLAB_STA_%d_LOSS_DB", k);
 		snprintf(val, sizeof(val), "%g", s->base_loss_db);
 		bad |= conf_put(buf, len, &off, key, val);
-		snprintf(key, sizeof(key), "AIRLAB_STA_%d_HT", i + 1);
+		snprintf(key, sizeof(key), "AIRLAB_STA_%d_HT", k);
 		bad |= conf_put(buf, len, &off, key, s->ht ? "1" : "0");
 	}
 	if (bad)

@@ -28,7 +28,12 @@ struct cell_paths {
 int cell_load(struct cell *c, const struct cell_paths *p, struct al_err *err);
 void cell_free(struct cell *c);
 
-/* Renders the DUT's /etc/airlab/cell.conf (shell KEY='value' lines). */
+/* Whether station s sits on the AP's host (brought up by the DUT from
+ * cell.conf) rather than on a station host (stahost.h). */
+bool cell_station_local(const struct cell *c, const struct topo_station *s);
+
+/* Renders the DUT's /etc/airlab/cell.conf (shell KEY='value' lines),
+ * listing the stations on the AP's host only. */
 int cell_conf_render(const struct cell *c, char *buf, size_t len,
 		     struct al_err *err);
 

@@ -84,8 +84,10 @@ static int open_host(struct dut *d, const struct lab *lab, const char *name,
 		0)
 		return -1;
 
-	if (!(d->power = power_driver(d->host->power.driver, err)) ||
-	    d->power->open(&d->power_dev, &d->power_t, err) < 0)
+	/* A station host may have only a shell: no power driver. */
+	if (d->host->power.driver[0] &&
+	    (!(d->power = power_driver(d->host->power.driver, err)) ||
+	     d->power->open(&d->power_dev, &d->power_t, err) < 0))
 		return al_err_prefix(err, "%s:%d: %s power", lab->path,
 				     d->host->power.line, name);
 	if (d->host->flash.driver[0] &&
@@ -132,8 +134,16 @@ void dut_close(struct dut *d)
 	d->lock[0] = 0;
 }
 
+static int no_power(const struct dut *d, struct al_err *err)
+{
+	return al_errf(err, "%s: no power driver for this host in %s",
+		       d->host->name, d->power_t.lab->path);
+}
+
 int dut_power_get(struct dut *d, bool *on, struct al_err *err)
 {
+	if (!d->power)
+		return no_power(d, err);
 	return d->power->get(d->power_dev, on, err);
 }
 
@@ -141,6 +151,8 @@ int dut_power_set(struct dut *d, bool on, struct al_err *err)
 {
 	bool now;
 
+	if (!d->power)
+		return no_power(d, err);
 	/* A session to a host that loses power is dead. */
 	shell_drop(d);
 	if (d->power->set(d->power_dev, on, err) < 0)

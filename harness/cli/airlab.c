@@ -19,9 +19,13 @@
 static const struct subcommand subcommands[] = {
     {"up", cmd_up, "[--require-all] [--wait S]",
      "power on, flash, boot the DUT; associate all stations"},
-    {"down", cmd_down, "", "power the cell's hosts off"},
+    {"down", cmd_down, "[--stations]",
+     "stop the stations on station hosts, power the cell's hosts off "
+     "(--stations: only stop those stations)"},
     {"status", cmd_status, "[--wait S]",
      "power state, booted kernel, stations"},
+    {"reassociate", cmd_reassociate, "STATION",
+     "ask a station's wpa_supplicant to reassociate now"},
     {"power", cmd_power, "on|off|cycle|status HOST [--off S]",
      "switch a host's power (cycle proves it came back)"},
     {"console", cmd_console, "HOST [--log FILE] [--timeout S]",

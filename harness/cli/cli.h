@@ -6,6 +6,7 @@
 
 #include "../cell/cell.h"
 #include "../cell/dut.h"
+#include "../cell/stahost.h"
 
 struct cli_opts {
 	char lab[4096];
@@ -44,15 +45,19 @@ struct cell_state {
 
 /* Keeps err in st->failure and prints it; -1. */
 int cli_state_fail(struct cell_state *st, const struct al_err *err);
-/* Asks the DUT for its stations (waiting up to wait_s for all to
- * associate) into st, printing the table on show (NULL: quiet); returns
- * the row count or -1 (the error printed). */
-int cli_report_stations(struct dut *d, const struct topology *t, int wait_s,
+/* Asks the DUT and the station hosts in sh (NULL: none) for their
+ * stations (waiting up to wait_s in all for them to associate) into st,
+ * printing one table on show (NULL: quiet); returns the row count or -1
+ * (the error printed). */
+int cli_report_stations(struct dut *d, const struct cell *c,
+			struct stahost_set *sh, int wait_s,
 			struct cell_state *st, FILE *show);
 /* Flashes the variant, powers on (or cycles) the DUT, waits for boot and
- * association, prints the station table. With reuse, a DUT already up
- * with the same variant is not rebooted. Errors are printed and kept in
- * st->failure; -1. */
+ * association, prints the station table. Stations on station hosts are
+ * (re)started once the AP host is up and share the table. With reuse, a
+ * DUT already up with the same variant is not rebooted. Errors are
+ * printed and kept in st->failure; -1 (also when a station-host station
+ * did not start). */
 int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 		struct cell_state *st);
 double cli_mono_s(void);
@@ -102,6 +107,9 @@ struct cli_run_result {
 	int exit_code, lab_failed;
 	int stations, associated; /* when the cell came up */
 };
+/* Suites run agents on the AP host only: prints why and returns -1 when a
+ * station of c is on a station host. */
+int cli_refuse_stahost(const char *cmd, const struct cell *c);
 int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 		  const char *out_dir, int wait_s, struct cli_run_result *out);
 /* --threshold: a relative change from 0 to 10 (0.05 = 5%); prints the
@@ -126,6 +134,7 @@ int cli_fail_neg(const struct al_err *err);
 int cmd_up(int argc, char **argv, struct cli_opts *o);
 int cmd_down(int argc, char **argv, struct cli_opts *o);
 int cmd_status(int argc, char **argv, struct cli_opts *o);
+int cmd_reassociate(int argc, char **argv, struct cli_opts *o);
 int cmd_power(int argc, char **argv, struct cli_opts *o);
 int cmd_console(int argc, char **argv, struct cli_opts *o);
 int cmd_shell(int argc, char **argv, struct cli_opts *o);

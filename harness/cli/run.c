@@ -434,6 +434,20 @@ static void reap_agents(struct suite_agent *server, struct suite_agent *sta,
 		waitpid(pids[i], NULL, 0);
 }
 
+int cli_refuse_stahost(const char *cmd, const struct cell *c)
+{
+	const struct topo_station *s = stahost_first_remote(c);
+
+	if (!s)
+		return 0;
+	/* Agents start in the AP host's station namespaces (AGENT_CMD). */
+	fprintf(stderr,
+		"%s: station %s is on station host %s: traffic from a "
+		"station host is not supported yet\n",
+		cmd, s->name, s->host);
+	return -1;
+}
+
 int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 		  const char *out_dir, int wait_s, struct cli_run_result *out)
 {
@@ -462,6 +476,10 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 	}
 	if (cli_cell_load(&c, o) < 0)
 		return 2;
+	if (cli_refuse_stahost("airlab run", &c) < 0) {
+		cell_free(&c);
+		return 2;
+	}
 	for (int i = 0; i < c.topo.nstations; i++)
 		names[i] = c.topo.stations[i].name;
 	p->stations = names;

@@ -1,4 +1,5 @@
-/* airlab status: power state, what the DUT booted, its stations. */
+/* airlab status: power state, what the DUT booted, its stations and those
+ * on station hosts. */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -11,6 +12,7 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 	bool on;
 	int rc, status, wait_s = 0;
 	static struct cell_state st;
+	static struct stahost_set sh;
 	char *release = NULL;
 	const char *wait = NULL;
 	const struct cli_flag flags[] = {{"--wait", &wait, NULL},
@@ -43,8 +45,13 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 		goto out;
 	}
 	printf("%s: kernel/variant/cell: %s", d.host->name, release);
-	if (cli_report_stations(&d, &c.topo, wait_s, &st, stdout) >= 0)
+	if (stahost_open(&sh, &c, false, &err) < 0) {
+		cli_fail(&err);
+		goto out;
+	}
+	if (cli_report_stations(&d, &c, &sh, wait_s, &st, stdout) >= 0)
 		rc = 0;
+	stahost_close(&sh);
 out:
 	free(release);
 	dut_close(&d);

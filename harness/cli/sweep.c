@@ -730,6 +730,10 @@ static int run_variant(struct sweep *sw, struct cli_opts *o, int vi, int *worst)
 	snprintf(o->variant, sizeof(o->variant), "%s", sw->variants[vi]);
 	if (cli_cell_load(&c, o) < 0)
 		return 2;
+	if (cli_refuse_stahost("airlab sweep", &c) < 0) {
+		cell_free(&c);
+		return 2;
+	}
 	if (cli_dut_open(&d, &c.lab, c.ap_host->name) < 0) {
 		cell_free(&c);
 		return 2;

@@ -29,11 +29,13 @@ int cli_state_fail(struct cell_state *st, const struct al_err *err)
 	return cli_fail_neg(err);
 }
 
-int cli_report_stations(struct dut *d, const struct topology *t, int wait_s,
+int cli_report_stations(struct dut *d, const struct cell *c,
+			struct stahost_set *sh, int wait_s,
 			struct cell_state *st, FILE *show)
 {
 	struct al_err err;
 	char cmd[128], *out = NULL;
+	double t0 = cli_mono_s(), left;
 	int status;
 
 	snprintf(cmd, sizeof(cmd), "airlab-guest stations --wait %d", wait_s);
@@ -45,7 +47,15 @@ int cli_report_stations(struct dut *d, const struct topology *t, int wait_s,
 			cmd, status);
 		return cli_state_fail(st, &err);
 	}
-	st->n = stations_parse(t, out, st->rows, TOPO_MAX_STATIONS, &err);
+	/* The station hosts' rows follow the AP host's: one table. */
+	left = wait_s - (cli_mono_s() - t0);
+	if (sh && sh->n &&
+	    stahost_report(sh, c, left > 0 ? left : 0, &out, &err) < 0) {
+		free(out);
+		return cli_state_fail(st, &err);
+	}
+	st->n = stations_parse(&c->topo, out ? out : "", st->rows,
+			       TOPO_MAX_STATIONS, &err);
 	free(out);
 	if (st->n < 0)
 		return cli_state_fail(st, &err);
@@ -92,6 +102,8 @@ int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 	struct al_err err;
 	struct flash_env env;
 	char variant[64];
+	static struct stahost_set sh;
+	int rc, nfailed = 0;
 	bool on;
 
 	memset(st, 0, sizeof(*st));
@@ -143,17 +155,37 @@ int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 			c->variant.kernel);
 		return cli_state_fail(st, &err);
 	}
+	/* Stations on station hosts start once the AP is up; they
+	 * associate while the AP host's own are waited for. */
+	if (stahost_open(&sh, c, true, &err) < 0)
+		return cli_state_fail(st, &err);
+	if (sh.n) {
+		nfailed = stahost_start(&sh, c, &err);
+		if (nfailed < 0) {
+			stahost_close(&sh);
+			return cli_state_fail(st, &err);
+		}
+	}
 	fprintf(stderr,
 		"%s: kernel %s (variant %s); waiting up to %d s for %d "
 		"stations\n",
 		d->host->name, st->release, c->variant.name, wait_s,
 		c->topo.nstations);
-	if (cli_report_stations(d, &c->topo, wait_s, st, stdout) < 0)
+	rc = cli_report_stations(d, c, &sh, wait_s, st, stdout);
+	stahost_close(&sh);
+	if (rc < 0)
 		return -1;
 	printf("%s: %d/%d stations associated, %.1f s after airlab up "
 	       "(variant %s, kernel %s)\n",
 	       c->topo.name, st->nassoc, st->n, cli_mono_s() - st->t0,
 	       c->variant.name, st->release);
+	if (nfailed > 0) {
+		al_errf(&err,
+			"%d station%s on station hosts did not start "
+			"(see above)",
+			nfailed, nfailed > 1 ? "s" : "");
+		return cli_state_fail(st, &err);
+	}
 	return 0;
 }
 

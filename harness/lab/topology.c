@@ -14,7 +14,18 @@ static const char *const ap_keys[] = {
     "host", "radio", "ssid", "passphrase", "channel", "basic_rates", NULL};
 static const char *const server_keys[] = {"host", "link", NULL};
 static const char *const station_keys[] = {
-    "name", "host", "radio", "path", "base_loss_db", "ht", NULL};
+    "name", "host", "radio", "path", "base_loss_db", "ht", "passphrase", NULL};
+
+/* WPA2-PSK passphrase: 8..63 printable ASCII characters. */
+static int passphrase_ok(const char *p)
+{
+	size_t n = strlen(p);
+
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)p[i] < 0x20 || (unsigned char)p[i] > 0x7e)
+			return 0;
+	return n >= 8 && n <= 63;
+}
 
 /* "basic_rates: 6 12 24": BSS basic rates in Mb/s, each a legacy rate of
  * the AP's band (DSSS/CCK only at 2.4 GHz). A fixed rate set with `iw set
@@ -119,7 +130,6 @@ static int load_ap(struct topology *t, struct ydoc *d, yaml_node_t *ap,
 {
 	char num[64];
 	long ch;
-	size_t plen;
 
 	if (ydoc_check_map(d, ap, "ap", ap_keys, 6, "keys", err) < 0 ||
 	    ydoc_get_str(d, ap, "host", "ap", 1, t->ap.host, sizeof(t->ap.host),
@@ -139,14 +149,7 @@ static int load_ap(struct topology *t, struct ydoc *d, yaml_node_t *ap,
 	if (!t->ap.ssid[0])
 		return ydoc_errf(d, ydoc_get(d, ap, "ssid", NULL), err,
 				 "ap: ssid must be 1..32 bytes");
-	plen = strlen(t->ap.passphrase);
-	for (size_t i = 0; i < plen; i++) {
-		unsigned char c = (unsigned char)t->ap.passphrase[i];
-
-		if (c < 0x20 || c > 0x7e)
-			plen = 0;
-	}
-	if (plen < 8)
+	if (!passphrase_ok(t->ap.passphrase))
 		return ydoc_errf(d, ydoc_get(d, ap, "passphrase", NULL), err,
 				 "ap: passphrase must be 8..63 printable "
 				 "ASCII characters (WPA2-PSK)");
@@ -183,7 +186,7 @@ static int load_station(struct topology *t, struct ydoc *d, yaml_node_t *n,
 
 	snprintf(what, sizeof(what), "station %d", idx + 1);
 	s->line = ydoc_line(n);
-	if (ydoc_check_map(d, n, what, station_keys, 6, "keys", err) < 0 ||
+	if (ydoc_check_map(d, n, what, station_keys, 7, "keys", err) < 0 ||
 	    ydoc_get_str(d, n, "name", what, 1, s->name, sizeof(s->name), err) <
 		0)
 		return -1;
@@ -221,6 +224,15 @@ static int load_station(struct topology *t, struct ydoc *d, yaml_node_t *n,
 	else
 		return ydoc_errf(d, ydoc_get(d, n, "ht", NULL), err,
 				 "%s: ht '%s' is not true or false", what, num);
+	/* A station's own passphrase (station hosts only): "" = the AP's. */
+	if (ydoc_get_str(d, n, "passphrase", what, 0, s->passphrase,
+			 sizeof(s->passphrase), err) < 0)
+		return -1;
+	if (ydoc_get(d, n, "passphrase", NULL) && !passphrase_ok(s->passphrase))
+		return ydoc_errf(d, ydoc_get(d, n, "passphrase", NULL), err,
+				 "%s: passphrase must be 8..63 printable "
+				 "ASCII characters (WPA2-PSK)",
+				 what);
 
 	for (int i = 0; i < t->nstations; i++) {
 		const struct topo_station *o = &t->stations[i];

@@ -16,6 +16,9 @@ struct topo_station {
 	char path[LAB_NAME_MAX]; /* RF path (attenuator channel) */
 	double base_loss_db;
 	int ht; /* 0: "ht: false", an 802.11a/b/g station (disable_ht) */
+	/* "passphrase:": the station's own (8..63), "" = the AP's. Only
+	 * stations on a station host may set it (cell_load). */
+	char passphrase[64];
 	int line;
 };
 

@@ -274,6 +274,42 @@ static void flash_appends_cell_conf(void **state)
 	free(out);
 }
 
+/* spare_radios: the guest's extra radios ride in cell.conf; a bad value
+ * is refused at its line before anything is written. */
+static void flash_spare_radios(void **state)
+{
+	struct flash_fixture *f = *state;
+	struct flash_image img = {"stock-6.1", "6.1", "STATIONS=1\n"};
+	struct lab_param *p = &f->host.flash.params[0];
+	static char two[] = "2", bad[] = "2x";
+	struct al_err err = {""};
+	off_t aligned = (f->base_len + 3) & ~(off_t)3;
+	char *out;
+
+	snprintf(f->lab.path, sizeof(f->lab.path), "lab.yaml");
+	snprintf(p->key, sizeof(p->key), "spare_radios");
+	p->value = two;
+	p->line = 9;
+	f->host.flash.nparams = 1;
+	if (flash_qemu_image_ops.flash(&f->t, &img, NULL, &err) < 0)
+		fail_msg("%s", err.msg);
+	out = run_ok("cd '%s'/state/dut1/flash && tail -c +%lld initrd.img | "
+		     "cpio -i --quiet --to-stdout etc/airlab/cell.conf",
+		     f->dir, (long long)aligned + 1);
+	assert_string_equal(out, "STATIONS=1\nAIRLAB_SPARE_RADIOS='2'\n");
+	free(out);
+
+	p->value = bad;
+	img.variant = "fq_codel-6.1";
+	assert_int_equal(flash_qemu_image_ops.flash(&f->t, &img, NULL, &err),
+			 -1);
+	assert_non_null(strstr(err.msg, "lab.yaml:9: dut1: spare_radios '2x'"));
+	out = run_ok("cat '%s'/state/dut1/flash/variant", f->dir);
+	assert_string_equal(out, "stock-6.1\n");
+	free(out);
+	f->host.flash.nparams = 0;
+}
+
 static void flash_missing_image_says_make_image(void **state)
 {
 	struct flash_fixture *f = *state;
@@ -298,6 +334,8 @@ int main(void)
 	    cmocka_unit_test(bad_names_refused),
 	    cmocka_unit_test_setup_teardown(flash_appends_cell_conf,
 					    flash_setup, flash_teardown),
+	    cmocka_unit_test_setup_teardown(flash_spare_radios, flash_setup,
+					    flash_teardown),
 	    cmocka_unit_test_setup_teardown(flash_missing_image_says_make_image,
 					    flash_setup, flash_teardown),
 	};

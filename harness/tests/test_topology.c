@@ -308,6 +308,28 @@ static void basic_rates_and_ht(void **state)
 }
 
 /* Two hosts: the same radio name on different hosts is fine. */
+static void station_passphrase(void **state)
+{
+	static const char text[] =
+	    "cell: own\n"
+	    "ap: {host: dut1, radio: radio0, ssid: s, passphrase: 12345678, "
+	    "channel: 1}\n"
+	    "server: {host: dut1, link: veth}\n"
+	    "stations:\n"
+	    "  - {name: s1, host: dut1, radio: r1, path: p1, base_loss_db: 1, "
+	    "passphrase: \"not the AP's\"}\n"
+	    "  - {name: s2, host: dut1, radio: r2, path: p2, base_loss_db: "
+	    "2}\n";
+	struct al_err err;
+
+	(void)state;
+	if (topology_load_buf(topo, "own.yaml", text, strlen(text), NULL,
+			      &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(topo->stations[0].passphrase, "not the AP's");
+	assert_string_equal(topo->stations[1].passphrase, "");
+}
+
 static void radios_are_per_host(void **state)
 {
 	struct lab *lab = calloc(1, sizeof(*lab));
@@ -378,6 +400,8 @@ static const struct bad_case bad_topologies[] = {
     {"topology/long-station-name.yaml", 11,
      "'name' is longer than 15 characters"},
     {"topology/short-passphrase.yaml", 7, "passphrase must be 8..63"},
+    {"topology/station-passphrase.yaml", 11,
+     "station sta1: passphrase must be 8..63"},
     {"topology/long-ssid.yaml", 6, "'ssid' is longer than 32"},
     {"topology/bad-channel.yaml", 8, "channel '38' is not a WiFi channel"},
     {"topology/channel-not-number.yaml", 8,
@@ -415,6 +439,7 @@ int main(void)
 	    cmocka_unit_test(generated_129_is_too_many),
 	    cmocka_unit_test(channels_and_numbers),
 	    cmocka_unit_test(radios_are_per_host),
+	    cmocka_unit_test(station_passphrase),
 	    cmocka_unit_test(unknown_host_names_lab),
 	};
 	enum {

@@ -4,6 +4,10 @@
  * configuration rides along as a second cpio archive appended to the
  * initramfs, so the guest finds it at /etc/airlab/cell.conf.
  *
+ * Setting: spare_radios (0): hwsim radios the guest creates beyond the
+ * cell's and leaves alone in its root namespace, named spare1.. (netdev)
+ * and sparephy1.. (phy), for a station host that is the same guest.
+ *
  * The new image is assembled in flash.new/ and swapped in with one rename,
  * so an interrupted flash never leaves a half image behind. */
 #include "../driver.h"
@@ -267,7 +271,10 @@ static int qemu_image_flash(const struct drv_target *t,
 	const char *dev = t->host->name;
 	char src_dir[PATH_MAX], src_kernel[PATH_MAX], src_initrd[PATH_MAX];
 	char live[PATH_MAX], staging[PATH_MAX], old[PATH_MAX], p[PATH_MAX];
-	char variant_line[256];
+	char variant_line[256], *conf = NULL;
+	const struct lab_param *spare =
+	    lab_param_entry(t->binding, "spare_radios");
+	int nspare = 0;
 
 	if (!img->kernel || !img->kernel[0] || strchr(img->kernel, '/'))
 		return al_errf(err, "%s: bad kernel series '%s' for variant %s",
@@ -289,17 +296,33 @@ static int qemu_image_flash(const struct drv_target *t,
 	    join(staging, sizeof(staging), live, ".new", dev, err) ||
 	    join(old, sizeof(old), live, ".old", dev, err))
 		return -1;
+	if (spare) {
+		char *end;
+		long n = strtol(spare->value, &end, 10);
+
+		if (end == spare->value || *end || n < 0 || n > 32)
+			return al_errf(err,
+				       "%s:%d: %s: spare_radios '%s' is not "
+				       "0..32",
+				       t->lab->path, spare->line, dev,
+				       spare->value);
+		nspare = (int)n;
+	}
+	/* The setting rides in cell.conf only when given. */
+	if ((spare ? asprintf(&conf, "%sAIRLAB_SPARE_RADIOS='%d'\n",
+			      img->cell_conf, nspare)
+		   : asprintf(&conf, "%s", img->cell_conf)) < 0)
+		return al_errf(err, "%s: out of memory", dev);
 	if (need_file(dev, src_kernel, err) < 0 ||
-	    need_file(dev, src_initrd, err) < 0)
-		return -1;
-	if (mkdirs(dev, t->host->state_dir, err) < 0 ||
+	    need_file(dev, src_initrd, err) < 0 ||
+	    mkdirs(dev, t->host->state_dir, err) < 0 ||
 	    rm_flat_dir(dev, staging, err) < 0 || mkdirs(dev, staging, err) < 0)
-		return -1;
+		goto fail;
 	if (join(p, sizeof(p), staging, "/vmlinuz", dev, err) ||
 	    copy_file(dev, src_kernel, p, err) < 0)
 		goto fail;
 	if (join(p, sizeof(p), staging, "/initrd.img", dev, err) ||
-	    build_initrd(dev, src_initrd, p, img->cell_conf, err) < 0)
+	    build_initrd(dev, src_initrd, p, conf, err) < 0)
 		goto fail;
 	if (join(p, sizeof(p), staging, "/cmdline", dev, err) ||
 	    write_text(dev, p, "", err) < 0)
@@ -311,8 +334,10 @@ static int qemu_image_flash(const struct drv_target *t,
 		goto fail;
 	if (swap_in(dev, staging, live, old, err) < 0)
 		goto fail;
+	free(conf);
 	return 0;
 fail:
+	free(conf);
 	rm_flat_dir(dev, staging, NULL);
 	return -1;
 }

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Integration test of stations on a station host, at the wire: the lab has
+# the virtual DUT dut1 (the AP, two stations of its own, two spare hwsim
+# radios) and a station host stahost1 that has only a shell binding, SSH
+# to the same guest: the guest plays the station box. airlab drives
+# stahost1's stations over SSH with wpa_supplicant in the guest's root
+# namespace: sta3 on the spare radio's interface, sta4 on an interface
+# airlab adds on the spare phy.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+work=$(mktemp -d /tmp/airlab-it-stahost.XXXXXX)
+base=$(make_test_lab "$work")
+port=$(sed -n 's/^ *port: \([0-9]*\)$/\1/p' "$base" | head -n1)
+closed=$(free_port) # nothing listens there
+
+# The lab: dut1 with two spare radios, stahost1 = the same guest's SSH,
+# stahost2 = a closed port.
+lab=$work/lab-sta.yaml
+awk -v port="$port" -v closed="$closed" -v img="$ROOT/build/dut-image" '
+/^    flash:$/ { print; getline; print; print "      spare_radios: 2"; next }
+/^# The RF paths/ {
+	for (h = 1; h <= 2; h++) {
+		print "  stahost" h ":"
+		print "    shell:"
+		print "      driver: ssh"
+		print "      host: 127.0.0.1"
+		print "      port: " (h == 1 ? port : closed)
+		print "      user: root"
+		print "      key: \"{images}/ssh/id_ed25519\""
+		print "      known_host_key: \"{images}/ssh/dropbear_ed25519_host_key.pub\""
+		print "      connect_timeout_s: 3"
+	}
+	print ""
+}
+{ print }' "$base" >"$lab"
+
+# topo FILE [STA4-EXTRA] [STAHOST-OF-STA4] [MORE-STATION-LINES]
+topo() {
+	cat >"$1" <<EOF
+cell: stahost-cell
+ap: {host: dut1, radio: radio0, ssid: airlab-cell, passphrase: airlab-virtual-psk, channel: 6}
+server: {host: dut1, link: veth}
+stations:
+  - {name: sta1, host: dut1, radio: radio1, path: path1, base_loss_db: 50}
+  - {name: sta2, host: dut1, radio: radio2, path: path2, base_loss_db: 55}
+  - {name: sta3, host: stahost1, radio: spare1, path: path3, base_loss_db: 60}
+  - {name: sta4, host: ${3:-stahost1}, radio: sparephy2, path: path4, base_loss_db: 60${2:-}}
+${4:-}
+EOF
+}
+topo "$work/good.yaml"
+topo "$work/badpsk.yaml" ", passphrase: not-the-cell-psk" stahost1 \
+	"  - {name: sta5, host: stahost1, radio: nosuch0, path: path4, base_loss_db: 60}"
+topo "$work/unreach.yaml" "" stahost2
+
+al() { "$AIRLAB" --lab "$lab" "$@"; }
+cleanup() {
+	al --topology "$work/good.yaml" down >/dev/null 2>&1
+	if [ -n "${AIRLAB_KEEP:-}" ]; then echo "# kept $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+# on_guest CMD: a shell command in the guest (root namespace).
+on_guest() { al shell dut1 -- sh -c "$1"; }
+# Command lines of the guest's wpa_supplicant processes.
+GUEST_WPA='for p in /proc/[0-9]*; do tr "\0" " " <$p/cmdline 2>/dev/null; echo; done | grep "^wpa_supplicant "'
+
+# -- a wrong passphrase on a station-host station is a row, not a crash --
+al --topology "$work/badpsk.yaml" up --require-all --wait 25 \
+	--variant mac80211-6.12 >"$work/up1.out" 2>"$work/up1.err"
+rc=$?
+cat "$work/up1.out"
+check "up with a wrong passphrase for sta4 exits 1 with --require-all (got $rc)" \
+	test $rc -eq 1
+check "sta3 on stahost1 associated" grep -qE '^sta3 +yes ' "$work/up1.out"
+check "sta5's radio does not exist: an error naming host, station and radio" \
+	grep -q "^airlab: stahost1: station sta5: radio 'nosuch0' is neither" "$work/up1.err"
+check "sta5 is a row that is not running" \
+	grep -qE '^sta5 +no .*NOT_RUNNING$' "$work/up1.out"
+row=$(grep -E '^sta4 ' "$work/up1.out")
+check "sta4 (wrong passphrase) is a row: not associated, with its wpa_state" \
+	grep -qE '^sta4 +no +.* (SCANNING|AUTHENTICATING|ASSOCIATING|ASSOCIATED|4WAY_HANDSHAKE|DISCONNECTED|INACTIVE)$' <<<"$row"
+check "its wpa_supplicant still runs (stopped by down, not by up)" \
+	on_guest 'kill -0 $(cat /run/airlab-sta/sta4/pid)'
+al --topology "$work/badpsk.yaml" down >"$work/down1.out" 2>&1
+rc=$?
+cat "$work/down1.out"
+check "down stops the station-host stations before power-off (exit $rc)" \
+	test $rc -eq 0 -a "$(grep -cE '^stahost1: station sta[345] stopped$' "$work/down1.out")" -eq 3
+check "down powers dut1 off" grep -q '^dut1: off' "$work/down1.out"
+
+# -- all four up: two on dut1, two on stahost1 ---------------------------
+al --topology "$work/good.yaml" up --require-all --variant mac80211-6.12 \
+	>"$work/up2.out" 2>"$work/up2.err"
+rc=$?
+cat "$work/up2.out"
+grep -E '^stahost1: ' "$work/up2.err"
+if [ $rc -eq 0 ]; then ok "up with stations on stahost1 (exit 0)"; else
+	not_ok "up exited $rc"; cat "$work/up2.err"; fi
+check "one table with all 4 stations associated" \
+	test "$(grep -cE '^sta[1-4] +yes ' "$work/up2.out")" -eq 4
+# (The medium puts spare radios at 0 dB path loss: a positive signal.)
+check "the station-host rows have an association time, signal and rate" \
+	test "$(grep -cE '^sta[34] +yes +[0-9]+\.[0-9]+ +-?[0-9]+ +[0-9]+\.[0-9] +COMPLETED$' "$work/up2.out")" -eq 2
+conf=$(on_guest 'cat /etc/airlab/cell.conf')
+check "dut1's cell.conf lists only its own 2 stations" \
+	test "$(grep -c "^AIRLAB_NSTA='2'$" <<<"$conf")" -eq 1 -a \
+	"$(grep -cE 'sta3|sta4' <<<"$conf")" -eq 0
+check "dut1 left the spare radios alone (no netns for sta3/sta4)" \
+	on_guest '! [ -e /run/netns/sta3 ] && ! [ -e /run/netns/sta4 ]'
+# Network namespace of each station-host wpa_supplicant against PID 1's,
+# and sta1's (a dut1 station in its own namespace) as the counter-check.
+ns=$(on_guest 'r=$(readlink /proc/1/ns/net); for s in sta3 sta4; do
+	p=$(cat /run/airlab-sta/$s/pid) && [ "$(readlink /proc/$p/ns/net)" = "$r" ] && echo "$s root"; done
+	p=$(cat /run/airlab/sta/sta1.pid); [ "$(readlink /proc/$p/ns/net)" = "$r" ] || echo "sta1 netns"')
+echo "$ns"
+check "sta3's and sta4's wpa_supplicant run in the guest's root namespace" \
+	test "$(grep -c ' root$' <<<"$ns")" -eq 2
+check "sta1's runs in its own namespace (the check tells them apart)" \
+	grep -q '^sta1 netns$' <<<"$ns"
+check "sta3 drives the spare1 interface as it is" \
+	grep -q -- '-i spare1 ' <<<"$(on_guest "$GUEST_WPA")"
+check "sta4 drives interface sta4 that airlab added on phy sparephy2" \
+	test "$(on_guest 'cat /sys/class/net/sta4/phy80211/name')" = sparephy2
+
+al --topology "$work/good.yaml" status >"$work/status.out" 2>"$work/status.err"
+rc=$?
+cat "$work/status.out"
+check "status reports all 4 stations associated (exit $rc)" \
+	test $rc -eq 0 -a "$(grep -cE '^sta[1-4] +yes ' "$work/status.out")" -eq 4
+
+# -- reassociate: wpa_cli on the station host -----------------------------
+al --topology "$work/good.yaml" reassociate sta3
+check "reassociate sta3 exits 0" test $? -eq 0
+# Its supplicant logs a second CTRL-EVENT-CONNECTED (give it 30 tries).
+n=0
+for _ in $(seq 30); do
+	n=$(on_guest 'grep -c CTRL-EVENT-CONNECTED /run/airlab-sta/sta3/log')
+	[ "${n:-0}" -ge 2 ] && break
+	sleep 1
+done
+check "sta3 associated again after reassociate ($n CTRL-EVENT-CONNECTED)" \
+	test "${n:-0}" -ge 2
+al --topology "$work/good.yaml" reassociate sta9 2>/dev/null
+check "reassociate of a station not in the topology exits 2" test $? -eq 2
+
+# -- traffic from a station host is refused, not skipped ------------------
+out=$(al --topology "$work/good.yaml" run ping --length 5 --variant mac80211-6.12 2>&1)
+rc=$?
+check "run with station-host stations exits 2 (got $rc)" test $rc -eq 2
+check "run says which station and host, and why" \
+	grep -q 'station sta3 is on station host stahost1: traffic from a station host is not supported yet' <<<"$out"
+
+# -- a station host that cannot be reached --------------------------------
+out=$(al --topology "$work/unreach.yaml" status 2>&1)
+rc=$?
+echo "$out" | grep -v '^sta'
+check "status with an unreachable station host exits 1 (got $rc)" test $rc -eq 1
+check "one error naming the host and its port" \
+	test "$(grep -c "^airlab: .*stahost2.*127\.0\.0\.1:$closed" <<<"$out")" -eq 1
+
+# -- down --stations: the station host's stations stop, dut1 stays up ----
+al --topology "$work/good.yaml" down --stations >"$work/down2.out" 2>&1
+rc=$?
+cat "$work/down2.out"
+check "down --stations exits 0 (got $rc)" test $rc -eq 0
+left=$(on_guest "$GUEST_WPA")
+echo "$left"
+check "no wpa_supplicant left for spare1 or sta4" \
+	test "$(grep -cE -- '-i (spare1|sta4) ' <<<"$left")" -eq 0
+check "dut1's own stations still run" \
+	test "$(grep -cE -- '-c /run/airlab/sta/sta[12]\.conf' <<<"$left")" -eq 2
+check "the interface airlab added on sparephy2 is gone" \
+	on_guest '! [ -e /sys/class/net/sta4 ] && [ -e /sys/class/net/spare1 ]'
+al --topology "$work/good.yaml" status >"$work/status2.out" 2>&1
+check "status: sta3 and sta4 not running, sta1 and sta2 associated" \
+	test "$(grep -cE '^sta[34] +no .*NOT_RUNNING$' "$work/status2.out")" -eq 2 -a \
+	"$(grep -cE '^sta[12] +yes ' "$work/status2.out")" -eq 2
+
+finish
