@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 CC ?= cc
 B := build
-PKGS := yaml-0.1 libserialport libssh jansson zlib sqlite3
+PKGS := yaml-0.1 libserialport libssh jansson zlib sqlite3 libftdi1 libusb-1.0
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O2
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -47,7 +47,7 @@ DEB_PACKAGES := build-essential pkg-config clang-format cppcheck \
 	libyaml-dev libserialport-dev libssh-dev libjansson-dev libcmocka-dev libsqlite3-dev \
 	qemu-system-x86 busybox-static dropbear-bin hostapd wpasupplicant iw \
 	iproute2 iperf3 irtt flent python3-matplotlib zlib1g-dev cpio xz-utils kmod openssh-client \
-	dwarves patch gnuplot-nox
+	dwarves patch gnuplot-nox libftdi1-dev libusb-1.0-0-dev
 deps:
 	@missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PACKAGES) 2>/dev/null \
 		| awk '$$NF!="installed"{print $$1}'; \
