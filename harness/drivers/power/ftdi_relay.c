@@ -11,9 +11,10 @@
  *     active_low: false    # boards whose relay closes on a low pin
  *
  * set reads the pins, changes only this relay's bit, writes the byte and
- * reads the pins back; get reads them. The board is opened when the
- * driver opens and switched to bit-bang mode (all eight pins outputs)
- * only by the first set. */
+ * reads the pins back; get reads them. Both put the board in bit-bang
+ * mode (all eight pins outputs) first: before that the pins are inputs
+ * and read high. A board fresh from power-up drives its latch (all low)
+ * from then on. */
 #include "relay.h"
 
 #include <ftdi.h>
@@ -152,10 +153,25 @@ static int relay_open(struct power_dev **out, const struct drv_target *t,
 	return 0;
 }
 
+/* Bit-bang mode with all eight pins outputs, once per open. Before it the
+ * pins are inputs and read high whatever the relays hold; entering it
+ * again keeps the output latch, so the relays do not move. */
+static int bitbang(struct power_dev *d, const char *op, struct al_err *err)
+{
+	if (d->bitbang)
+		return 0;
+	if (ftdi_set_bitmode(d->ftdi, 0xff, BITMODE_BITBANG) < 0)
+		return ftdi_fail(d, op, "ftdi_set_bitmode(0xff, BITBANG)", err);
+	d->bitbang = 1;
+	return 0;
+}
+
 static int relay_get(struct power_dev *d, bool *on, struct al_err *err)
 {
 	unsigned char pins;
 
+	if (bitbang(d, "get", err) < 0)
+		return -1;
 	if (ftdi_read_pins(d->ftdi, &pins) < 0)
 		return ftdi_fail(d, "get", "ftdi_read_pins", err);
 	*on = ((pins >> (d->port - 1)) & 1) != d->active_low;
@@ -166,15 +182,11 @@ static int relay_set(struct power_dev *d, bool on, struct al_err *err)
 {
 	unsigned char pins, want, bit = (unsigned char)(1u << (d->port - 1));
 
+	if (bitbang(d, "set", err) < 0)
+		return -1;
 	if (ftdi_read_pins(d->ftdi, &pins) < 0)
 		return ftdi_fail(d, "set", "ftdi_read_pins", err);
 	want = on != (bool)d->active_low ? pins | bit : pins & ~bit;
-	if (!d->bitbang) {
-		if (ftdi_set_bitmode(d->ftdi, 0xff, BITMODE_BITBANG) < 0)
-			return ftdi_fail(
-			    d, "set", "ftdi_set_bitmode(0xff, BITBANG)", err);
-		d->bitbang = 1;
-	}
 	if (ftdi_write_data(d->ftdi, &want, 1) != 1)
 		return ftdi_fail(d, "set", "ftdi_write_data", err);
 	if (ftdi_read_pins(d->ftdi, &pins) < 0)
