@@ -1,6 +1,7 @@
 /* airlab-usb-emu: USB devices for the USB driver tests, emulated inside
- * the guest as gadgets on dummy_hcd, each following what its vendor
- * documents (harness/tests/usb_emu/README in the header comments below):
+ * the guest as gadgets on dummy_hcd, each answering what its vendor
+ * documents (the Mini-Circuits HID codes come from one public source and
+ * are not confirmed against a real box):
  *
  *   airlab-usb-emu minicircuits --name N --udc U --serial S --model M
  *       a Mini-Circuits USB attenuator: configfs HID function (20ce:0023,
