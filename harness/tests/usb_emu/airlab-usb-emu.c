@@ -243,7 +243,9 @@ static void ep0_loop(int ep0, setup_fn fn, void *ctx)
 		struct usb_functionfs_event ev[4];
 		ssize_t n = read(ep0, ev, sizeof(ev));
 
-		if (n < 0 && errno == EINTR)
+		/* EIDRM: the host gave up on a request before it was
+		 * answered (a new SETUP came); the next events follow. */
+		if (n < 0 && (errno == EINTR || errno == EIDRM))
 			continue;
 		if (n < 0) {
 			fprintf(stderr, "usb-emu: ep0: %s\n", strerror(errno));

@@ -202,10 +202,17 @@ static bool emu_start(struct emu *e, const char *kind, const char *name,
 	fclose(f);
 	for (;;) {
 		char dir[300];
+		int st;
 
 		if (usb_dev_dir(e, dir, sizeof(dir)) == 0 &&
 		    (!e->hid || iface_bound(e)))
 			return true;
+		if (waitpid(e->pid, &st, WNOHANG) == e->pid) {
+			fprintf(stderr, "usbtest: %s %s exited (status 0x%x)\n",
+				EMU, kind, st);
+			e->pid = 0;
+			return false;
+		}
 		sleep_ms(50);
 	}
 }
