@@ -105,6 +105,10 @@ static void hid_relay_settings(void **state)
 		       "t.yaml:5:", "setting port is missing");
 	expect_refused("usb-hid-relay", "      port: 12\n",
 		       "t.yaml:7:", "port '12'");
+	expect_refused("usb-hid-relay", "      port: 3\n      serial: ABCDEF\n",
+		       "t.yaml:8: relay1 power (usb-hid-relay): serial "
+		       "'ABCDEF' is not a board id",
+		       NULL);
 	expect_refused("usb-hid-relay", "      port: 3\n      serial: ABCDE\n",
 		       "relay1: power", "16c0:05df serial ABCDE port 3");
 }

@@ -140,6 +140,13 @@ static int relay_open(struct power_dev **out, const struct drv_target *t,
 			       DRIVER);
 	if (want && !*want)
 		want = NULL;
+	if (want && strlen(want) != 5)
+		return al_errf(err,
+			       "%s:%d: %s power (%s): serial '%.40s' is not a "
+			       "board id (5 characters, e.g. QWERT)",
+			       t->lab->path,
+			       lab_param_entry(t->binding, "serial")->line,
+			       t->host->name, DRIVER, want);
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return al_errf(err, "%s power: out of memory", t->host->name);
