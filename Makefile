@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 CC ?= cc
 B := build
-PKGS := yaml-0.1 libserialport libssh jansson zlib sqlite3
+PKGS := yaml-0.1 libserialport libssh jansson zlib sqlite3 libftdi1 libusb-1.0
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O2
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -30,6 +30,11 @@ TESTS_ASAN := $(TEST_SRC:harness/tests/%.c=$(B)/tests-asan/%)
 GUEST_BIN := $(B)/guest/airlab-guest
 AGENT_BIN := $(B)/guest/airlab-agent
 MEDIUM_BIN := $(B)/guest/airlab-medium
+# The USB driver test in the guest (it_usb.sh): the device emulators (libc
+# only) and the runner (the real drivers, libairlab.a and its libraries).
+USB_EMU_SRC := harness/tests/usb_emu/airlab-usb-emu.c harness/tests/usb_emu/gadget.c
+USB_EMU_BIN := $(B)/guest/airlab-usb-emu
+USBTEST_BIN := $(B)/guest/airlab-usbtest
 MEDIUM_SRC := $(wildcard harness/medium/daemon/*.c harness/medium/*.c) \
 	harness/guest/cell_conf.c
 
@@ -39,7 +44,8 @@ IMAGE_DIR := $(B)/dut-image
 .PHONY: all deps image run check check-unit check-integration check-long \
 	bench clean format lint fuzz
 
-all: $(B)/airlab $(GUEST_BIN) $(MEDIUM_BIN) $(AGENT_BIN) $(B)/airlab-suite-local
+all: $(B)/airlab $(GUEST_BIN) $(MEDIUM_BIN) $(AGENT_BIN) $(B)/airlab-suite-local \
+	$(USB_EMU_BIN) $(USBTEST_BIN)
 
 # ---- dependencies -------------------------------------------------------
 # Idempotent: apt-get only runs when a listed package is missing.
@@ -47,7 +53,7 @@ DEB_PACKAGES := build-essential pkg-config clang-format cppcheck \
 	libyaml-dev libserialport-dev libssh-dev libjansson-dev libcmocka-dev libsqlite3-dev \
 	qemu-system-x86 busybox-static dropbear-bin hostapd wpasupplicant iw \
 	iproute2 iperf3 irtt flent python3-matplotlib zlib1g-dev cpio xz-utils kmod openssh-client \
-	dwarves patch gnuplot-nox tftpd-hpa
+	dwarves patch gnuplot-nox tftpd-hpa libftdi1-dev libusb-1.0-0-dev
 deps:
 	@missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PACKAGES) 2>/dev/null \
 		| awk '$$NF!="installed"{print $$1}'; \
@@ -106,8 +112,17 @@ $(MEDIUM_BIN): $(MEDIUM_SRC) $(wildcard harness/medium/*.h harness/medium/daemon
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -o $@ $(MEDIUM_SRC) -lm
 
+$(USB_EMU_BIN): $(USB_EMU_SRC) harness/tests/usb_emu/gadget.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -pthread -o $@ $(USB_EMU_SRC)
+
+# Its libraries go into the image with it (build.sh, ldd).
+$(USBTEST_BIN): harness/tests/usb_emu/airlab-usbtest.c $(B)/libairlab.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -o $@ $< $(B)/libairlab.a -Wl,--as-needed $(PKG_LIBS) -lm
+
 # ---- DUT image ------------------------------------------------------------
-image: $(GUEST_BIN)
+image: $(GUEST_BIN) $(USB_EMU_BIN) $(USBTEST_BIN)
 	dut-images/virtual/build.sh --out $(IMAGE_DIR) --guest-bin $(B)/guest
 
 # ---- the two README commands ----------------------------------------------

@@ -143,6 +143,7 @@ USERLAND=(
 )
 
 HOST_FILES=()	 # host binaries + libraries that go into the image (for the stamp)
+HOST_AND_TOOLS=() # the same plus airlab's guest tools (for their libraries)
 declare -A GUEST_OF # host file -> guest path
 for entry in "${USERLAND[@]}"; do
 	IFS='|' read -r gpath candidates pkg <<<"$entry"
@@ -152,12 +153,21 @@ for entry in "${USERLAND[@]}"; do
 	done
 	[ -n "$found" ] || die "$(basename "$gpath") not installed (looked for $candidates; install Debian package '$pkg', e.g. 'make deps')"
 	HOST_FILES+=("$found")
+	HOST_AND_TOOLS+=("$found")
 	GUEST_OF[$found]=$gpath
 done
 
-# Shared-library closure of every host binary, including the dynamic loader.
+# airlab's guest tools: most need only libc; airlab-usbtest (the USB
+# driver test) brings libusb, libftdi and the rest of libairlab's libraries.
+GUEST_TOOLS=$(find "$GUEST_BIN" -maxdepth 1 -type f -perm -u+x | sort)
+
+# Shared-library closure of every host binary and guest tool, including the
+# dynamic loader.
 declare -A LIBS=()
-for f in "${HOST_FILES[@]}"; do
+while read -r f; do
+	[ -n "$f" ] && HOST_AND_TOOLS+=("$f")
+done <<<"$GUEST_TOOLS"
+for f in "${HOST_AND_TOOLS[@]}"; do
 	out=$(ldd "$f" 2>&1) || {
 		# Static binaries are fine; anything else is not.
 		grep -q 'not a dynamic executable' <<<"$out" && continue
@@ -175,7 +185,6 @@ TC_DATA=
 for d in /usr/lib/x86_64-linux-gnu/tc /usr/lib/tc /lib/tc; do
 	if [ -d "$d" ]; then TC_DATA=$d; break; fi
 done
-GUEST_TOOLS=$(find "$GUEST_BIN" -maxdepth 1 -type f -perm -u+x | sort)
 
 # ---- SSH keys (made once, kept) ------------------------------------------------
 
@@ -220,6 +229,10 @@ MODULES_DEMAND=(
 	?sch_sfq ?sch_cake ?sch_red ?sch_pie ?sch_fq_pie ?sch_ingress ?sch_mqprio
 	?sch_multiq ?sch_drr ?sch_hfsc
 	?cls_u32 ?cls_fw ?cls_matchall ?cls_basic ?cls_flow ?act_mirred ?act_skbedit
+	# USB gadgets on a virtual host controller for the USB driver test
+	# (it_usb.sh); usbcore, udc-core, configfs and hid come as
+	# dependencies.
+	?dummy_hcd ?libcomposite ?usb_f_hid ?usb_f_fs ?usbhid
 )
 
 # Stages modules for one kernel tree into STAGE/lib/modules/VER, decompressed,

@@ -134,6 +134,9 @@ const struct atten_ops *atten_driver(const char *name, struct al_err *err);
 /* The drivers (one file each). */
 extern const struct power_ops power_qemu_ops;	    /* power/qemu.c */
 extern const struct power_ops power_command_ops;    /* power/command.c */
+extern const struct power_ops power_ftdi_relay_ops; /* power/ftdi_relay.c */
+extern const struct power_ops
+    power_usb_hid_relay_ops;			    /* power/usb_hid_relay.c */
 extern const struct flash_ops flash_qemu_image_ops; /* flash/qemu_image.c */
 extern const struct flash_ops flash_uboot_tftp_ops; /* flash/uboot_tftp.c */
 extern const struct console_ops console_serial_ops; /* console/serial.c */
@@ -141,5 +144,6 @@ extern const struct shell_ops shell_ssh_ops;	    /* shell/ssh.c */
 extern const struct atten_ops atten_medium_ops;	    /* atten/medium.c */
 extern const struct atten_ops atten_minicircuits_http_ops;
 extern const struct atten_ops atten_minicircuits_telnet_ops;
+extern const struct atten_ops atten_minicircuits_usb_ops;
 
 #endif

@@ -7,6 +7,8 @@
 static const struct power_ops *const power_table[] = {
     &power_qemu_ops,
     &power_command_ops,
+    &power_ftdi_relay_ops,
+    &power_usb_hid_relay_ops,
 };
 static const struct flash_ops *const flash_table[] = {
     &flash_qemu_image_ops,
@@ -22,6 +24,7 @@ static const struct atten_ops *const atten_table[] = {
     &atten_medium_ops,
     &atten_minicircuits_http_ops,
     &atten_minicircuits_telnet_ops,
+    &atten_minicircuits_usb_ops,
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define NAME_EXTRA "_-"
@@ -391,6 +392,33 @@ int lab_param_long(const struct lab *lab, const char *who,
 			       max);
 	*out = v;
 	return 0;
+}
+
+int lab_param_bool(const struct lab *lab, const char *who,
+		   const struct lab_binding *b, const char *key, bool def,
+		   bool *out, struct al_err *err)
+{
+	static const char *const yes[] = {"true", "yes", "on", "1"};
+	static const char *const no[] = {"false", "no", "off", "0"};
+	const struct lab_param *p = lab_param_entry(b, key);
+
+	*out = def;
+	if (!p)
+		return 0;
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcasecmp(p->value, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (!strcasecmp(p->value, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	return al_errf(err,
+		       "%s:%d: %s: %s '%.40s' is neither yes nor no (true, "
+		       "false, on, off, 1, 0 also do)",
+		       lab->path, p->line, who, key, p->value);
 }
 
 const struct lab_param *lab_unknown_param(const struct lab_binding *b,

@@ -4,6 +4,8 @@
 #ifndef AIRLAB_LAB_H
 #define AIRLAB_LAB_H
 
+#include <stdbool.h>
+
 #include "../util/err.h"
 
 #define LAB_NAME_MAX   64
@@ -80,6 +82,11 @@ const struct lab_param *lab_param_entry(const struct lab_binding *b,
 int lab_param_long(const struct lab *lab, const char *who,
 		   const struct lab_binding *b, const char *key, long def,
 		   long min, long max, long *out, struct al_err *err);
+/* A yes/no setting (yes, no, true, false, on, off, 1, 0); def when
+ * absent. */
+int lab_param_bool(const struct lab *lab, const char *who,
+		   const struct lab_binding *b, const char *key, bool def,
+		   bool *out, struct al_err *err);
 /* The first setting of b whose key is none of known[0..n), or NULL: what
  * each driver refuses with its file:line. */
 const struct lab_param *lab_unknown_param(const struct lab_binding *b,

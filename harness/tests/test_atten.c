@@ -264,7 +264,7 @@ static void registry_finds_medium(void **state)
 	assert_null(atten_driver("mediu", &err));
 	assert_string_equal(err.msg, "unknown attenuator driver 'mediu' "
 				     "(known: medium, minicircuits-http, "
-				     "minicircuits-telnet)");
+				     "minicircuits-telnet, minicircuits-usb)");
 }
 
 static void open_errors_name_the_setting(void **state)
@@ -276,7 +276,8 @@ static void open_errors_name_the_setting(void **state)
 	} cases[] = {
 	    {"    driver: nosuch\n", 7,
 	     "attenuator a1: unknown attenuator driver 'nosuch' (known: "
-	     "medium, minicircuits-http, minicircuits-telnet)"},
+	     "medium, minicircuits-http, minicircuits-telnet, "
+	     "minicircuits-usb)"},
 	    {"    driver: medium\n", 7,
 	     "attenuator a1: setting host is missing"},
 	    {"    driver: medium\n    host: dut9\n", 7,
