@@ -111,6 +111,20 @@ int stahost_wpa_conf(const struct topology *t, const struct topo_station *s,
 	return 0;
 }
 
+/* Ends the station's wpa_supplicant (from its pidfile; exit 1 when it
+ * outlives SIGTERM by 5 s) and removes the interface airlab added: what
+ * stop does, and what start does first to an earlier instance. Needs
+ * $d (the station's directory), $h and $n (host and station names). */
+#define STOP_EARLIER                                                           \
+	"if [ -s \"$d/pid\" ]; then p=$(cat \"$d/pid\"); kill \"$p\" "         \
+	"2>/dev/null; k=0; while kill -0 \"$p\" 2>/dev/null && [ $k -lt 50 "   \
+	"]; "                                                                  \
+	"do sleep 0.1; k=$((k + 1)); done; if kill -0 \"$p\" 2>/dev/null; "    \
+	"then echo \"airlab: $h: station $n: wpa_supplicant (pid $p) still "   \
+	"runs 5 s after 'kill $p'\" >&2; exit 1; fi; fi; "                     \
+	"[ -s \"$d/created\" ] && iw dev \"$(cat \"$d/created\")\" del "       \
+	"2>/dev/null; "
+
 int stahost_start_cmd(const struct topo_station *s, char *buf, size_t len,
 		      struct al_err *err)
 {
@@ -127,13 +141,9 @@ int stahost_start_cmd(const struct topo_station *s, char *buf, size_t len,
 	/* An earlier instance goes first (as stahost_stop_cmd), then the
 	 * interface: the radio as it is, or one added on the phy. */
 	bad |= put(
-	    buf, len, &off, "%s",
-	    "; say() { echo \"airlab: $h: station $n: $*\" >&2; }; "
-	    "if [ -s \"$d/pid\" ]; then p=$(cat \"$d/pid\"); kill \"$p\" "
-	    "2>/dev/null; k=0; while kill -0 \"$p\" 2>/dev/null && [ $k -lt 50 "
-	    "]; do sleep 0.1; k=$((k + 1)); done; fi; "
-	    "[ -s \"$d/created\" ] && iw dev \"$(cat \"$d/created\")\" del "
-	    "2>/dev/null; "
+	    buf, len, &off, "%s%s%s",
+	    "; say() { echo \"airlab: $h: station $n: $*\" >&2; }; ",
+	    STOP_EARLIER,
 	    "rm -rf \"$d\" && mkdir -p \"$d/ctrl\" || { say \"cannot create "
 	    "$d\"; exit 3; }; "
 	    "if [ -e \"/sys/class/net/$r/phy80211\" ]; then i=$r; "
@@ -168,17 +178,8 @@ int stahost_stop_cmd(const struct topo_station *s, char *buf, size_t len,
 	bad |= put_var(buf, len, &off, "d", dir);
 	bad |= put_var(buf, len, &off, "h", s->host);
 	/* Exit 1 when the process outlives SIGTERM by 5 s. */
-	bad |=
-	    put(buf, len, &off, "%s",
-		"; [ -d \"$d\" ] || exit 0; "
-		"if [ -s \"$d/pid\" ]; then p=$(cat \"$d/pid\"); kill \"$p\" "
-		"2>/dev/null; k=0; while kill -0 \"$p\" 2>/dev/null && [ $k "
-		"-lt 50 ]; do sleep 0.1; k=$((k + 1)); done; "
-		"if kill -0 \"$p\" 2>/dev/null; then echo \"airlab: $h: "
-		"station $n: wpa_supplicant (pid $p) still runs 5 s after "
-		"'kill $p'\" >&2; exit 1; fi; fi; "
-		"[ -s \"$d/created\" ] && iw dev \"$(cat \"$d/created\")\" "
-		"del; rm -rf \"$d\"");
+	bad |= put(buf, len, &off, "%s%s%s", "; [ -d \"$d\" ] || exit 0; ",
+		   STOP_EARLIER, "rm -rf \"$d\"");
 	if (bad)
 		return al_errf(err, "station %s: stop command too long",
 			       s->name);

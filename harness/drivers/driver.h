@@ -120,6 +120,9 @@ struct atten_ops {
  * boot_timeout_s, ready_marker, off_s), read by cell/dut.c. */
 int drv_check_settings(const struct drv_target *t, const char *const *known,
 		       size_t n, struct al_err *err);
+/* A relay board's `port:` (the relay, 1 to 8), required. */
+int power_relay_port(const struct drv_target *t, long *port,
+		     struct al_err *err);
 extern const char *const power_dut_settings[];
 extern const size_t power_dut_nsettings;
 

@@ -81,3 +81,20 @@ int drv_check_settings(const struct drv_target *t, const char *const *known,
 	}
 	return 0;
 }
+
+int power_relay_port(const struct drv_target *t, long *port, struct al_err *err)
+{
+	char who[LAB_NAME_MAX * 2 + 32];
+
+	snprintf(who, sizeof(who), "%s power (driver %s)", t->host->name,
+		 t->binding->driver);
+	if (lab_param_long(t->lab, who, t->binding, "port", 0, 1, 8, port,
+			   err) < 0)
+		return -1;
+	if (!*port)
+		return al_errf(err,
+			       "%s:%d: %s: setting port is missing (the relay, "
+			       "1 to 8)",
+			       t->lab->path, t->binding->line, who);
+	return 0;
+}

@@ -127,15 +127,9 @@ static int relay_open(struct power_dev **out, const struct drv_target *t,
 			   err) < 0 ||
 	    lab_param_long(t->lab, who, b, "pid", 0x6001, 0, 0xffff, &pid,
 			   err) < 0 ||
-	    lab_param_long(t->lab, who, b, "port", 0, 1, 8, &port, err) < 0 ||
+	    power_relay_port(t, &port, err) < 0 ||
 	    lab_param_bool(t->lab, who, b, "active_low", false, &al, err) < 0)
 		return -1;
-	if (!port)
-		return al_errf(
-		    err,
-		    "%s:%d: %s power (driver %s): setting port is missing "
-		    "(the relay, 1 to 8)",
-		    t->lab->path, t->binding->line, t->host->name, DRIVER);
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return al_errf(err, "%s power: out of memory", t->host->name);

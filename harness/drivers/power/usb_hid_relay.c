@@ -132,15 +132,8 @@ static int relay_open(struct power_dev **out, const struct drv_target *t,
 		 DRIVER);
 	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
 			       err) < 0 ||
-	    lab_param_long(t->lab, who, t->binding, "port", 0, 1, 8, &port,
-			   err) < 0)
+	    power_relay_port(t, &port, err) < 0)
 		return -1;
-	if (!port)
-		return al_errf(
-		    err,
-		    "%s:%d: %s power (driver %s): setting port is missing "
-		    "(the relay, 1 to 8)",
-		    t->lab->path, t->binding->line, t->host->name, DRIVER);
 	if (want && !*want)
 		want = NULL;
 	if (want && strlen(want) != 5)
