@@ -46,7 +46,7 @@ all: $(B)/airlab $(GUEST_BIN) $(MEDIUM_BIN) $(AGENT_BIN) $(B)/airlab-suite-local
 DEB_PACKAGES := build-essential pkg-config clang-format cppcheck \
 	libyaml-dev libserialport-dev libssh-dev libjansson-dev libcmocka-dev libsqlite3-dev \
 	qemu-system-x86 busybox-static dropbear-bin hostapd wpasupplicant iw \
-	iproute2 iperf3 irtt flent python3-matplotlib zlib1g-dev cpio xz-utils kmod openssh-client \
+	iproute2 iperf3 irtt flent python3-matplotlib zlib1g-dev cpio xz-utils kmod openssh-client openssh-server openssh-sftp-server \
 	dwarves patch gnuplot-nox
 deps:
 	@missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PACKAGES) 2>/dev/null \
