@@ -139,6 +139,7 @@ const struct atten_ops *atten_driver(const char *name, struct al_err *err);
 extern const struct power_ops power_qemu_ops;	    /* power/qemu.c */
 extern const struct power_ops power_command_ops;    /* power/command.c */
 extern const struct flash_ops flash_qemu_image_ops; /* flash/qemu_image.c */
+extern const struct flash_ops flash_sysupgrade_ops; /* flash/sysupgrade.c */
 extern const struct console_ops console_serial_ops; /* console/serial.c */
 extern const struct shell_ops shell_ssh_ops;	    /* shell/ssh.c */
 extern const struct atten_ops atten_medium_ops;	    /* atten/medium.c */

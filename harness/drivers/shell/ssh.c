@@ -382,7 +382,7 @@ static enum attempt attempt(struct shell_dev *d, const struct open_cfg *c,
 	ssh_session s = ssh_new();
 	ssh_key server = NULL;
 	const char *algos = c->known ? hostkey_algorithms(c->known) : NULL;
-	int no = 0, rc;
+	int no = 0, yes = 1, rc;
 
 	if (!s) {
 		al_errf(err, "%s: %s: out of memory for an SSH session", d->dev,
@@ -393,6 +393,9 @@ static enum attempt attempt(struct shell_dev *d, const struct open_cfg *c,
 	    ssh_options_set(s, SSH_OPTIONS_PORT, &c->port) < 0 ||
 	    ssh_options_set(s, SSH_OPTIONS_USER, c->user) < 0 ||
 	    ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no) < 0 ||
+	    /* request/reply traffic (SFTP writes, line protocols) must not
+	     * wait on Nagle's algorithm */
+	    ssh_options_set(s, SSH_OPTIONS_NODELAY, &yes) < 0 ||
 	    /* hermetic: neither ~/.ssh/config nor ~/.ssh/known_hosts
 	     * apply; a known_hosts file also steers the host key type */
 	    ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS,
