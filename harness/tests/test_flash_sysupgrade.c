@@ -441,7 +441,7 @@ static void test_flash_success(void **state)
 	/* keep_settings: no -n; the version from the setting */
 	prepare("ok", "r200-new", "r300-next");
 	bench_open(&b, "",
-		   "      keep_settings: \"yes\"\n"
+		   "      keep_settings: yes\n"
 		   "      version: r300-next\n");
 	write_file("openwrt-stock.bin.version", "r999-not-this\n");
 	if (bench_flash(&b, &err) < 0)
