@@ -171,10 +171,11 @@ static const char supervise_sh[] =
     "done\n";
 
 /* sysupgrade as the DUT runs it: `mode` says how it goes (ok, fail,
- * same-version), `rekey` makes a new host key for the next boot,
- * `never_back` keeps the DUT down. The reboot kills sshd and this
- * session's sshd processes, walking up from the command to the server
- * (and no further). */
+ * same-version, detach: it returns and the reboot, which takes every
+ * session of the server along, follows), `rekey` makes a new
+ * host key for the next boot, `never_back` keeps the DUT down. The reboot kills
+ * sshd and this session's sshd processes, walking up from the command to the
+ * server (and no further). */
 static const char sysupgrade_sh[] =
     "#!/bin/sh\n"
     "D=@DIR@\n"
@@ -194,6 +195,12 @@ static const char sysupgrade_sh[] =
     "  ssh-keygen -q -t ed25519 -N '' -C rekeyed -f $D/sshd_host_key\n"
     "fi\n"
     "[ -e $D/never_back ] && rm $D/never_back && touch $D/stay_down\n"
+    "if [ \"$mode\" = detach ]; then\n"
+    "  (sleep 1; s=$(cat $D/sshd.pid); c=$(pgrep -P $s); kill $s $c) \\\n"
+    "    </dev/null >/dev/null 2>&1 &\n"
+    "  echo 'Upgrade scheduled.'\n"
+    "  exit 0\n"
+    "fi\n"
     "echo 'Commencing upgrade. Closing all shell sessions.'\n"
     "server=$(cat $D/sshd.pid)\n"
     "kill $server\n"
@@ -451,6 +458,28 @@ static void test_flash_success(void **state)
 	lab_free(&b.lab);
 }
 
+/* sysupgrade returns 0 and the DUT reboots a second later: the driver
+ * waits for it to go away before it waits for it to come back. */
+static void test_flash_reboot_after_return(void **state)
+{
+	struct bench b;
+	struct al_err err;
+	char got[64];
+	int starts;
+
+	(void)state;
+	prepare("detach", "r100-old", "r200-new");
+	learn_host_key();
+	starts = count_lines("starts");
+	bench_open(&b, "", "");
+	if (bench_flash(&b, &err) < 0)
+		fail_msg("flash: %s", err.msg);
+	assert_true(count_lines("starts") > starts);
+	read_file("openwrt_version", got, sizeof(got));
+	assert_string_equal(got, "r200-new");
+	lab_free(&b.lab);
+}
+
 static void test_flash_boots_old_version(void **state)
 {
 	struct bench b;
@@ -554,8 +583,8 @@ static void test_dut_never_comes_back(void **state)
 				 "SSH within 6 s of sysupgrade (last error: ");
 	/* bounded by the boot timeout, not a hang */
 	if (took > 6000 + 10000)
-		fail_msg("gave up after %lld ms with a 6 s boot timeout",
-			 (long long)took);
+		fail_msg("gave up after %lld ms with a 6 s boot timeout: %s",
+			 (long long)took, err.msg);
 	lab_free(&b.lab);
 }
 
@@ -698,6 +727,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_flash_success),
+	    cmocka_unit_test(test_flash_reboot_after_return),
 	    cmocka_unit_test(test_flash_boots_old_version),
 	    cmocka_unit_test(test_sysupgrade_refuses_image),
 	    cmocka_unit_test(test_host_key_changes_on_flash),

@@ -31,8 +31,8 @@
 #define SHA256_HEX 64
 /* How long one reconnect attempt may wait before progress is shown. */
 #define RECONNECT_STEP_MS 10000
-/* Pause between probes while the DUT still answers on its old system. */
-#define DOWN_PROBE_MS 1000
+/* While the DUT still runs its old system: a probe a second. */
+#define DOWN_PROBE_PAUSE_MS 1000
 
 static const char *const known_settings[] = {
     "image",	     "version", "remote_path",	   "verify_sha256",
@@ -112,7 +112,8 @@ static int run_capture(struct sysup *s, const char *cmd, bool both, char *out,
 		return al_errf(err, "%s: tmpfile: %s", s->dev, strerror(errno));
 	rc = s->env->shell->run(s->sd, cmd, NULL, 0, fileno(f),
 				both ? fileno(f) : -1, status, err);
-	fflush(f);
+	/* the driver wrote to the descriptor: find the end from there */
+	fseek(f, 0, SEEK_END);
 	size = ftell(f);
 	if (size > (long)len - 1)
 		fseek(f, size - (long)(len - 1), SEEK_SET);
@@ -285,19 +286,20 @@ static void shell_close(struct sysup *s)
 	s->sd = NULL;
 }
 
-/* Until deadline: probes SSH until the DUT stops answering. */
+/* Until deadline: runs `true` over the session sysupgrade ran in until
+ * it fails (sysupgrade returned and the reboot is still to come; a new
+ * connection could not tell a DUT that is down from one that restarts
+ * quickly, the old session can). */
 static int wait_down(struct sysup *s, int64_t deadline, struct al_err *err)
 {
 	struct al_err probe;
+	int status;
 
 	while (now_ms() < deadline) {
-		struct shell_dev *sd = NULL;
-
-		if (s->env->shell->open(&sd, s->env->shell_t, DOWN_PROBE_MS,
-					&probe) < 0)
+		if (s->env->shell->run(s->sd, "true", NULL, 0, -1, -1, &status,
+				       &probe) < 0)
 			return 0;
-		s->env->shell->close(sd);
-		sleep_ms(DOWN_PROBE_MS);
+		sleep_ms(DOWN_PROBE_PAUSE_MS);
 	}
 	return al_errf(err,
 		       "%s flash: the DUT still answered SSH %d s after "
@@ -389,14 +391,15 @@ static int sysupgrade_flash(const struct drv_target *t,
 		goto out;
 	fprintf(stderr, "%s: running version '%s', flashing '%s'\n", s.dev, old,
 		s.want);
-	if (upload_and_verify(&s, err) < 0 || run_sysupgrade(&s, &dropped, err))
+	if (upload_and_verify(&s, err) < 0 ||
+	    run_sysupgrade(&s, &dropped, err) < 0)
 		goto out;
-	shell_close(&s);
-
 	start = now_ms();
 	deadline = start + (int64_t)s.boot_timeout_s * 1000;
-	if ((!dropped && wait_down(&s, deadline, err) < 0) ||
-	    wait_up(&s, start, deadline, err) < 0)
+	if (!dropped && wait_down(&s, deadline, err) < 0)
+		goto out;
+	shell_close(&s);
+	if (wait_up(&s, start, deadline, err) < 0)
 		goto out;
 	if (read_version(&s, found, sizeof(found), err) < 0)
 		goto out;
