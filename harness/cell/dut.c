@@ -245,6 +245,9 @@ int dut_wait_ready(struct dut *d, struct al_err *err)
 {
 	double t0 = now_s();
 
+	/* A session opened before the reboot (a flash driver that boots
+	 * the image itself reboots the DUT under it) is dead. */
+	shell_drop(d);
 	if (!d->console) {
 		/* Nothing to watch the boot on: the SSH answer is the sign. */
 		fprintf(stderr,

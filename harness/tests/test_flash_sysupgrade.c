@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../cell/dut.h"
 #include "../drivers/driver.h"
 
 /* The dropbear fixture's key set-up and process helpers serve here too;
@@ -171,14 +172,18 @@ static const char supervise_sh[] =
     "done\n";
 
 /* sysupgrade as the DUT runs it: `mode` says how it goes (ok, fail,
- * same-version, detach: it returns and the reboot, which takes every
- * session of the server along, follows), `rekey` makes a new
- * host key for the next boot, `never_back` keeps the DUT down. The reboot kills
- * sshd and this session's sshd processes, walking up from the command to the
- * server (and no further). */
+ * same-version, detach: it returns and the reboot follows a second
+ * later), `rekey` makes a new host key for the next boot, `never_back`
+ * keeps the DUT down. The reboot kills sshd and every connection's
+ * process (the server's children), as a real one ends every session. */
 static const char sysupgrade_sh[] =
     "#!/bin/sh\n"
     "D=@DIR@\n"
+    "reboot() {\n"
+    "  s=$(cat $D/sshd.pid)\n"
+    "  c=$(pgrep -P $s)\n"
+    "  kill $s $c\n"
+    "}\n"
     "printf '%s\\n' \"$*\" >$D/sysupgrade.args\n"
     "for a; do img=$a; done\n"
     "sha256sum \"$img\" | cut -d' ' -f1 >$D/sysupgrade.sha256\n"
@@ -196,20 +201,12 @@ static const char sysupgrade_sh[] =
     "fi\n"
     "[ -e $D/never_back ] && rm $D/never_back && touch $D/stay_down\n"
     "if [ \"$mode\" = detach ]; then\n"
-    "  (sleep 1; s=$(cat $D/sshd.pid); c=$(pgrep -P $s); kill $s $c) \\\n"
-    "    </dev/null >/dev/null 2>&1 &\n"
+    "  (sleep 1; reboot) </dev/null >/dev/null 2>&1 &\n"
     "  echo 'Upgrade scheduled.'\n"
     "  exit 0\n"
     "fi\n"
     "echo 'Commencing upgrade. Closing all shell sessions.'\n"
-    "server=$(cat $D/sshd.pid)\n"
-    "kill $server\n"
-    "p=$PPID\n"
-    "while [ \"$p\" -gt 1 ] && [ \"$p\" != \"$server\" ]; do\n"
-    "  up=$(awk '{print $4}' /proc/$p/stat)\n"
-    "  [ \"$(cat /proc/$p/comm)\" = sshd ] && kill $p\n"
-    "  p=$up\n"
-    "done\n"
+    "reboot\n"
     "exit 0\n";
 
 static void write_script(const char *name, const char *text)
@@ -588,6 +585,46 @@ static void test_dut_never_comes_back(void **state)
 	lab_free(&b.lab);
 }
 
+/* What `airlab up` does with a DUT whose flash driver boots the image:
+ * flash through dut_flash_env, then dut_wait_ready, here with no console
+ * and a session the DUT had before the flash (as up's reuse check
+ * leaves one). */
+static void test_airlab_up_path_without_console(void **state)
+{
+	struct bench b;
+	struct dut d;
+	struct flash_env env;
+	struct al_err err;
+	char *out = NULL;
+	int status = -1;
+
+	(void)state;
+	prepare("ok", "r100-old", "r200-new");
+	learn_host_key();
+	bench_open(&b, "", "");
+	if (dut_open(&d, &b.lab, "dut1", &err) < 0)
+		fail_msg("dut_open: %s", err.msg);
+	assert_null(d.console);
+	assert_int_equal(
+	    dut_run_capture(&d, "echo before", &out, &status, 10, &err), 0);
+	free(out);
+	assert_true(d.flash->boots);
+	dut_flash_env(&d, &env);
+	if (d.flash->flash(&d.flash_t, &b.img, &env, &err) < 0)
+		fail_msg("flash: %s", err.msg);
+	if (dut_wait_ready(&d, &err) < 0)
+		fail_msg("dut_wait_ready: %s", err.msg);
+	if (dut_run_capture(&d,
+			    lab_param(&b.lab.hosts[0].flash, "version_command"),
+			    &out, &status, 10, &err) < 0)
+		fail_msg("after dut_wait_ready: %s", err.msg);
+	assert_int_equal(status, 0);
+	assert_string_equal(out, "r200-new\n");
+	free(out);
+	dut_close(&d);
+	lab_free(&b.lab);
+}
+
 static struct shell_dev *open_shell(struct bench *b)
 {
 	struct shell_dev *d = NULL;
@@ -732,6 +769,7 @@ int main(void)
 	    cmocka_unit_test(test_sysupgrade_refuses_image),
 	    cmocka_unit_test(test_host_key_changes_on_flash),
 	    cmocka_unit_test(test_dut_never_comes_back),
+	    cmocka_unit_test(test_airlab_up_path_without_console),
 	    cmocka_unit_test(test_sftp_upload),
 	    cmocka_unit_test(test_upload_without_sftp_subsystem),
 	    cmocka_unit_test(test_settings_checked),
