@@ -16,6 +16,7 @@
 #include "../../util/shquote.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <limits.h>
 #include <stdint.h>
@@ -23,10 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
-
-#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <libssh/callbacks.h>
 #include <libssh/libssh.h>
