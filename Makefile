@@ -53,7 +53,7 @@ DEB_PACKAGES := build-essential pkg-config clang-format cppcheck \
 	libyaml-dev libserialport-dev libssh-dev libjansson-dev libcmocka-dev libsqlite3-dev \
 	qemu-system-x86 busybox-static dropbear-bin hostapd wpasupplicant iw \
 	iproute2 iperf3 irtt flent python3-matplotlib zlib1g-dev cpio xz-utils kmod openssh-client \
-	dwarves patch gnuplot-nox tftpd-hpa libftdi1-dev libusb-1.0-0-dev
+	openssh-server openssh-sftp-server dwarves patch gnuplot-nox tftpd-hpa libftdi1-dev libusb-1.0-0-dev
 deps:
 	@missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PACKAGES) 2>/dev/null \
 		| awk '$$NF!="installed"{print $$1}'; \

@@ -275,6 +275,17 @@ int dut_wait_ready(struct dut *d, struct al_err *err)
 {
 	double t0 = now_s();
 
+	/* A session opened before the reboot (a flash driver that boots
+	 * the image itself reboots the DUT under it) is dead. */
+	shell_drop(d);
+	if (!d->console) {
+		/* Nothing to watch the boot on: the SSH answer is the sign. */
+		fprintf(stderr,
+			"%s: no console configured, waiting up to %d s for "
+			"SSH\n",
+			d->host->name, d->boot_timeout_s);
+		return shell_ensure(d, d->boot_timeout_s, err);
+	}
 	fprintf(stderr, "%s: waiting for '%s' on the console (up to %d s)\n",
 		d->host->name, d->ready_marker, d->boot_timeout_s);
 	if (dut_console_expect(d, d->ready_marker, d->boot_timeout_s, err) < 0)

@@ -63,7 +63,7 @@ int dut_console_log_save(struct dut *d, const char *dir, struct al_err *err);
 /* What a flash driver may use of this DUT (driver.h). */
 void dut_flash_env(struct dut *d, struct flash_env *env);
 /* Waits for the boot to finish: the ready marker on the console, then an
- * SSH answer. */
+ * SSH answer; without a console, an SSH answer within boot_timeout_s. */
 int dut_wait_ready(struct dut *d, struct al_err *err);
 
 /* Runs cmd over the shell driver (opened on first use, waiting up to

@@ -83,8 +83,13 @@ struct console_ops {
 
 /* ---- shell: run a command on the host ---- */
 struct shell_dev;
+/* Told how far an upload got: done of total bytes. */
+typedef void (*shell_progress_fn)(void *ctx, long long done, long long total);
 struct shell_ops {
 	const char *name;
+	/* Waits up to timeout_ms for the host to answer; it returns sooner
+	 * only on a failure that waiting cannot fix (a wrong host key, a
+	 * refused login key, a bad setting). */
 	int (*open)(struct shell_dev **out, const struct drv_target *t,
 		    int timeout_ms, struct al_err *err);
 	/* Runs cmd; stdin_data (may be NULL) is written to its stdin, which is
@@ -97,6 +102,14 @@ struct shell_ops {
 	 * (for long-lived line protocols such as airlab-agent's). */
 	int (*stream)(struct shell_dev *d, const char *cmd, int in_fd,
 		      int out_fd, int err_fd, int *exit_status,
+		      struct al_err *err);
+	/* Optional (NULL: the driver cannot): copies the local file to
+	 * remote_path on the host (created or replaced, permission bits
+	 * mode) and checks the size it has there; progress (may be NULL)
+	 * is called as the bytes go out. */
+	int (*upload)(struct shell_dev *d, const char *local_path,
+		      const char *remote_path, int mode,
+		      shell_progress_fn progress, void *progress_ctx,
 		      struct al_err *err);
 	void (*close)(struct shell_dev *d);
 };
@@ -142,6 +155,7 @@ extern const struct power_ops
     power_usb_hid_relay_ops;			    /* power/usb_hid_relay.c */
 extern const struct flash_ops flash_qemu_image_ops; /* flash/qemu_image.c */
 extern const struct flash_ops flash_uboot_tftp_ops; /* flash/uboot_tftp.c */
+extern const struct flash_ops flash_sysupgrade_ops; /* flash/sysupgrade.c */
 extern const struct console_ops console_serial_ops; /* console/serial.c */
 extern const struct shell_ops shell_ssh_ops;	    /* shell/ssh.c */
 extern const struct atten_ops atten_medium_ops;	    /* atten/medium.c */

@@ -13,6 +13,7 @@ static const struct power_ops *const power_table[] = {
 static const struct flash_ops *const flash_table[] = {
     &flash_qemu_image_ops,
     &flash_uboot_tftp_ops,
+    &flash_sysupgrade_ops,
 };
 static const struct console_ops *const console_table[] = {
     &console_serial_ops,

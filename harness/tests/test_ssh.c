@@ -1,6 +1,9 @@
 /* The ssh shell driver against a real dropbear (fixture_dropbear.h): exit
  * statuses, stdout/stderr/stdin, streaming, 5 MB each way, host key pinning,
- * key refusal, the open retry loop and its timeout, a silent server. */
+ * known_hosts and its policies, key refusal, the open retry loop and its
+ * timeout, a silent server, uploads (over SFTP: Debian's dropbear runs
+ * /usr/lib/sftp-server, which openssh-sftp-server provides; without it the
+ * driver falls back to cat, which test_flash_sysupgrade covers). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -712,6 +715,248 @@ static void test_silent_server_detected(void **state)
 	free_lab(lab);
 }
 
+/* ---- known_hosts ---- */
+
+/* "SHA256:..." of the key in a public key file, as ssh-keygen prints it. */
+static void file_fingerprint(const char *pub, char *out, size_t len)
+{
+	char cmd[DB_PATH + 64], line[512];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ssh-keygen -lf '%s'", pub);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(line, sizeof(line), p));
+	assert_int_equal(pclose(p), 0);
+	assert_int_equal(sscanf(line, "%*d %127s", out), 1);
+	assert_true(strlen(out) < len);
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 65536);
+
+	assert_non_null(buf);
+	if (f) {
+		size_t n = fread(buf, 1, 65535, f);
+
+		buf[n] = 0;
+		fclose(f);
+	}
+	return buf;
+}
+
+/* known_hosts with the line "[127.0.0.1]:PORT <key in pub>". */
+static void write_known_hosts(const char *path, const char *pub)
+{
+	char *key = read_text(pub);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fprintf(f, "# airlab test\n[127.0.0.1]:%d %s", server_port, key);
+	assert_int_equal(fclose(f), 0);
+	free(key);
+}
+
+static struct lab *known_hosts_lab(const char *file, const char *policy)
+{
+	struct lab *lab = new_lab(server_port);
+
+	unset(shell_of(lab), "known_host_key");
+	set(shell_of(lab), "known_hosts", file);
+	if (policy)
+		set(shell_of(lab), "host_key_policy", policy);
+	return lab;
+}
+
+static void test_known_hosts_unknown_host(void **state)
+{
+	char file[DB_PATH + 32], want[1024], fp[128];
+	struct shell_dev *d = NULL;
+	struct al_err err;
+	struct lab *lab;
+	char *text;
+
+	(void)state;
+	file_fingerprint(fx.host_pub, fp, sizeof(fp));
+	snprintf(file, sizeof(file), "%s/kh-unknown", fx.dir);
+	unlink(file);
+	/* strict (the default): refused, the file stays as it was */
+	lab = known_hosts_lab(file, NULL);
+	assert_int_equal(open_lab(lab, OPEN_TIMEOUT_MS, &d, &err), -1);
+	assert_null(d);
+	snprintf(want, sizeof(want),
+		 "dut1: unknown host 127.0.0.1 port %d: known_hosts %s has no "
+		 "key for it (host_key_policy: strict)",
+		 server_port, file);
+	assert_contains(err.msg, want);
+	assert_contains(err.msg, fp);
+	assert_int_equal(access(file, F_OK), -1);
+	free_lab(lab);
+
+	/* accept-new: learned and written */
+	lab = known_hosts_lab(file, "accept-new");
+	d = open_ok(lab);
+	shell_ssh_ops.close(d);
+	free_lab(lab);
+	text = read_text(file);
+	snprintf(want, sizeof(want), "[127.0.0.1]:%d ssh-ed25519 AAAA",
+		 server_port);
+	assert_contains(text, want);
+	free(text);
+
+	/* and from then on known, also under strict */
+	lab = known_hosts_lab(file, "strict");
+	d = open_ok(lab);
+	shell_ssh_ops.close(d);
+	free_lab(lab);
+}
+
+static void test_known_hosts_changed_key(void **state)
+{
+	char file[DB_PATH + 32], want[1024], fp[128], old_fp[128];
+	struct shell_dev *d = NULL;
+	struct al_err err;
+	struct lab *lab;
+	char *text, *key, *b64;
+
+	(void)state;
+	file_fingerprint(fx.host_pub, fp, sizeof(fp));
+	file_fingerprint(fx.other_host_pub, old_fp, sizeof(old_fp));
+	snprintf(file, sizeof(file), "%s/kh-changed", fx.dir);
+	write_known_hosts(file, fx.other_host_pub);
+	/* refused by strict and by accept-new, naming both keys */
+	for (int i = 0; i < 2; i++) {
+		lab = known_hosts_lab(file, i ? "accept-new" : "strict");
+		assert_int_equal(open_lab(lab, OPEN_TIMEOUT_MS, &d, &err), -1);
+		assert_null(d);
+		snprintf(want, sizeof(want),
+			 "dut1: host key of 127.0.0.1 port %d CHANGED: "
+			 "known_hosts %s has ssh-ed25519 %s, the server now "
+			 "offers ssh-ed25519 %s; refused (host_key_policy: %s",
+			 server_port, file, old_fp, fp,
+			 i ? "accept-new" : "strict");
+		assert_contains(err.msg, want);
+		free_lab(lab);
+	}
+	/* accept-changed: in, and the file holds the new key only */
+	lab = known_hosts_lab(file, "accept-changed");
+	d = open_ok(lab);
+	shell_ssh_ops.close(d);
+	free_lab(lab);
+	text = read_text(file);
+	assert_contains(text, "# airlab test\n");
+	key = read_text(fx.other_host_pub);
+	b64 = key + strcspn(key, " ") + 1; /* past "ssh-ed25519 " */
+	b64[strcspn(b64, " \n")] = 0;
+	if (strstr(text, b64))
+		fail_msg("the old key is still in %s:\n%s", file, text);
+	free(key);
+	key = read_text(fx.host_pub);
+	b64 = key + strcspn(key, " ") + 1;
+	b64[strcspn(b64, " \n")] = 0;
+	assert_contains(text, b64);
+	free(key);
+	free(text);
+	lab = known_hosts_lab(file, "strict");
+	d = open_ok(lab);
+	shell_ssh_ops.close(d);
+	free_lab(lab);
+}
+
+static void test_known_hosts_settings(void **state)
+{
+	char file[DB_PATH + 32];
+	struct shell_dev *d = NULL;
+	struct al_err err;
+	struct lab *lab = new_lab(server_port);
+
+	(void)state;
+	snprintf(file, sizeof(file), "%s/kh-settings", fx.dir);
+	set(shell_of(lab), "known_hosts", file);
+	assert_int_equal(open_lab(lab, OPEN_TIMEOUT_MS, &d, &err), -1);
+	assert_contains(err.msg, "test-ssh.yaml:20: dut1: shell settings "
+				 "known_host_key and known_hosts both given");
+	unset(shell_of(lab), "known_hosts");
+	set(shell_of(lab), "host_key_policy", "accept-new");
+	assert_int_equal(open_lab(lab, OPEN_TIMEOUT_MS, &d, &err), -1);
+	assert_contains(err.msg, "host_key_policy needs known_hosts");
+	unset(shell_of(lab), "known_host_key");
+	set(shell_of(lab), "known_hosts", file);
+	set(shell_of(lab), "host_key_policy", "tofu");
+	assert_int_equal(open_lab(lab, OPEN_TIMEOUT_MS, &d, &err), -1);
+	assert_contains(err.msg, "host_key_policy 'tofu' is none of strict, "
+				 "accept-new, accept-changed");
+	free_lab(lab);
+}
+
+/* ---- upload ---- */
+
+struct progress_seen {
+	long long last_done, total;
+	int calls;
+};
+
+static void on_progress(void *ctx, long long done, long long total)
+{
+	struct progress_seen *p = ctx;
+
+	p->last_done = done;
+	p->total = total;
+	p->calls++;
+}
+
+static void test_upload(void **state)
+{
+	struct lab *lab = new_lab(server_port);
+	struct shell_dev *d = open_ok(lab);
+	char *big = random_bytes(BIG_LEN);
+	char src[DB_PATH + 16], dst[DB_PATH + 16], bad[DB_PATH + 32];
+	struct progress_seen p = {0};
+	struct al_err err;
+	struct stat st;
+	size_t len;
+	FILE *fp;
+	int fd;
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/up-src.bin", fx.dir);
+	snprintf(dst, sizeof(dst), "%s/up-dst.bin", fx.dir);
+	fp = fopen(src, "w");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(big, 1, BIG_LEN, fp), BIG_LEN);
+	assert_int_equal(fclose(fp), 0);
+	if (shell_ssh_ops.upload(d, src, dst, 0640, on_progress, &p, &err) < 0)
+		fail_msg("upload: %s", err.msg);
+	/* the server's host is this host: the copy is right here */
+	assert_int_equal(stat(dst, &st), 0);
+	assert_int_equal(st.st_size, BIG_LEN);
+	assert_int_equal(st.st_mode & 0777, 0640);
+	fd = open(dst, O_RDONLY);
+	assert_true(fd >= 0);
+	{
+		char *back = slurp(fd, &len);
+
+		assert_int_equal(len, BIG_LEN);
+		assert_true(fnv1a(back, len) == fnv1a(big, BIG_LEN));
+		free(back);
+	}
+	close(fd);
+	assert_true(p.calls > 0);
+	assert_true(p.last_done == BIG_LEN && p.total == BIG_LEN);
+
+	/* a directory that is not there: the error says where and what */
+	snprintf(bad, sizeof(bad), "%s/no-such-dir/x.bin", fx.dir);
+	assert_int_equal(
+	    shell_ssh_ops.upload(d, src, bad, 0600, NULL, NULL, &err), -1);
+	assert_contains(err.msg, "root@127.0.0.1:");
+	assert_contains(err.msg, bad);
+	free(big);
+	shell_ssh_ops.close(d);
+	free_lab(lab);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -739,6 +984,10 @@ int main(void)
 	    cmocka_unit_test(test_wrong_host_key),
 	    cmocka_unit_test(test_wrong_client_key),
 	    cmocka_unit_test(test_host_key_setting_required),
+	    cmocka_unit_test(test_known_hosts_unknown_host),
+	    cmocka_unit_test(test_known_hosts_changed_key),
+	    cmocka_unit_test(test_known_hosts_settings),
+	    cmocka_unit_test(test_upload),
 	    cmocka_unit_test(test_nothing_listening_times_out),
 	    cmocka_unit_test(test_dropping_listener_times_out),
 	    cmocka_unit_test(test_silent_listener_times_out),

@@ -1,14 +1,22 @@
 /* shell=ssh: runs commands on a host over SSH (libssh), public-key login
- * only, the server's host key pinned to a file from the lab inventory.
+ * only, the server's host key checked against the lab inventory, and
+ * uploads files over SFTP.
  *
- * Settings: host, port (22), user, key (private key file), known_host_key
- * (the server's "ssh-ed25519 AAAA..." line) or insecure_accept_any_host_key:
- * yes, connect_timeout_s (10: one connection attempt, and every later
- * blocking SSH request), alive_timeout_s (30: longest silence of the server
- * while a command runs; it is probed with keepalives). */
+ * Settings: host, port (22), user, key (private key file), and one of
+ * known_host_key (a file with the server's "ssh-ed25519 AAAA..." line:
+ * pinned), known_hosts (an OpenSSH known_hosts file) with host_key_policy
+ * (strict, the default: an unknown or changed key is refused; accept-new:
+ * an unknown host is learned and written to the file, a changed key is
+ * still refused; accept-changed: a changed key is accepted too, loudly, and
+ * replaces the old one in the file) or insecure_accept_any_host_key: yes;
+ * connect_timeout_s (10: one connection attempt, and every later blocking
+ * SSH request), alive_timeout_s (30: longest silence of the server while a
+ * command runs; it is probed with keepalives). */
 #include "../driver.h"
+#include "../../util/shquote.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <limits.h>
 #include <stdint.h>
@@ -16,10 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libssh/callbacks.h>
 #include <libssh/libssh.h>
+#include <libssh/sftp.h>
 /* ssh_send_keepalive() is declared there but is a plain global request,
  * valid from a client too */
 #include <libssh/server.h>
@@ -145,14 +155,25 @@ static const char *fingerprint(ssh_key key, char *buf, size_t len)
 	return buf;
 }
 
+/* What a known_hosts file lets through besides the keys it lists. */
+enum host_key_policy {
+	POLICY_STRICT,	       /* nothing */
+	POLICY_ACCEPT_NEW,     /* a host it does not list yet (learned) */
+	POLICY_ACCEPT_CHANGED, /* that, and a changed key (replaced) */
+};
+static const char *const policy_names[] = {"strict", "accept-new",
+					   "accept-changed"};
+
 struct open_cfg {
 	const char *host;
 	unsigned int port;
 	const char *user;
 	char key_path[SSH_PATH_MAX];
-	char known_path[SSH_PATH_MAX]; /* empty: accept any host key */
+	char known_path[SSH_PATH_MAX];	/* known_host_key's file */
+	char known_hosts[SSH_PATH_MAX]; /* known_hosts file, or "" */
+	enum host_key_policy policy;
 	ssh_key key;
-	ssh_key known;
+	ssh_key known; /* pinned; NULL with known_hosts or insecure */
 };
 
 static int set_timeout(ssh_session s, int ms)
@@ -162,6 +183,191 @@ static int set_timeout(ssh_session s, int ms)
 	if (ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &sec) < 0 ||
 	    ssh_options_set(s, SSH_OPTIONS_TIMEOUT_USEC, &usec) < 0)
 		return -1;
+	return 0;
+}
+
+/* "type SHA256:..." of a key, into buf. */
+static const char *key_text(ssh_key key, char *buf, size_t len)
+{
+	char fp[128];
+
+	snprintf(buf, len, "%s %s", ssh_key_type_to_char(ssh_key_type(key)),
+		 fingerprint(key, fp, sizeof(fp)));
+	return buf;
+}
+
+/* How known_hosts names the host: "host", or "[host]:port" off port 22
+ * (as libssh and OpenSSH write it). */
+static void known_hosts_name(const struct open_cfg *c, char *out, size_t len)
+{
+	char host[LAB_NAME_MAX];
+	size_t i;
+
+	for (i = 0; c->host[i] && i + 1 < sizeof(host); i++)
+		host[i] = (char)((c->host[i] >= 'A' && c->host[i] <= 'Z')
+				     ? c->host[i] - 'A' + 'a'
+				     : c->host[i]);
+	host[i] = 0;
+	if (c->port == 22)
+		snprintf(out, len, "%s", host);
+	else
+		snprintf(out, len, "[%s]:%u", host, c->port);
+}
+
+/* Reads c->known_hosts for the host's entries that disagree with server:
+ * old gets the first one of the server key's type (or of any type when
+ * there is none of it). With drop, those of the server key's type are
+ * taken out of the file (rewritten through a temporary file and a
+ * rename). */
+static int known_hosts_old(struct shell_dev *d, const struct open_cfg *c,
+			   ssh_key server, bool drop, char *old, size_t oldlen,
+			   struct al_err *err)
+{
+	char name[LAB_NAME_MAX + 16], tmp[SSH_PATH_MAX + 32];
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *in = fopen(c->known_hosts, "re"), *out = NULL;
+	struct stat st;
+	bool same_type_seen = false;
+	int rc = -1;
+
+	snprintf(old, oldlen, "(no entry)");
+	if (!in)
+		return al_errf(err, "%s: known_hosts %s: %s", d->dev,
+			       c->known_hosts, strerror(errno));
+	known_hosts_name(c, name, sizeof(name));
+	if (drop) {
+		int fd;
+
+		snprintf(tmp, sizeof(tmp), "%s.airlab-%ld", c->known_hosts,
+			 (long)getpid());
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			  fstat(fileno(in), &st) == 0 ? st.st_mode & 0777
+						      : 0600);
+		out = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (!out) {
+			al_errf(err, "%s: known_hosts: creating %s: %s", d->dev,
+				tmp, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			goto out;
+		}
+	}
+	while (getline(&line, &cap, in) >= 0) {
+		struct ssh_knownhosts_entry *e = NULL;
+		bool same = false;
+		char *p = line;
+
+		p[strcspn(p, "\r\n")] = 0;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p && *p != '#' &&
+		    ssh_known_hosts_parse_line(name, p, &e) == SSH_OK && e) {
+			same =
+			    ssh_key_type(e->publickey) == ssh_key_type(server);
+			if ((same && !same_type_seen) ||
+			    strcmp(old, "(no entry)") == 0)
+				key_text(e->publickey, old, oldlen);
+			if (same)
+				same_type_seen = true;
+			ssh_knownhosts_entry_free(e);
+		}
+		if (out && !same && fprintf(out, "%s\n", line) < 0) {
+			al_errf(err, "%s: known_hosts: writing %s: %s", d->dev,
+				tmp, strerror(errno));
+			goto out;
+		}
+	}
+	if (out) {
+		int w = fflush(out) == 0 && fsync(fileno(out)) == 0;
+
+		if (fclose(out) != 0 || !w) {
+			out = NULL;
+			al_errf(err, "%s: known_hosts: writing %s: %s", d->dev,
+				tmp, strerror(errno));
+			goto out;
+		}
+		out = NULL;
+		if (rename(tmp, c->known_hosts) < 0) {
+			al_errf(err, "%s: known_hosts: rename %s -> %s: %s",
+				d->dev, tmp, c->known_hosts, strerror(errno));
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	if (out)
+		fclose(out);
+	if (drop && rc < 0)
+		unlink(tmp);
+	free(line);
+	fclose(in);
+	return rc;
+}
+
+/* The host key check against a known_hosts file under c->policy. */
+static int check_known_hosts(struct shell_dev *d, const struct open_cfg *c,
+			     ssh_session s, ssh_key server, struct al_err *err)
+{
+	const char *policy = policy_names[c->policy];
+	char now[160], old[160];
+
+	key_text(server, now, sizeof(now));
+	switch (ssh_session_is_known_server(s)) {
+	case SSH_KNOWN_HOSTS_OK:
+		return 0;
+	case SSH_KNOWN_HOSTS_UNKNOWN:
+	case SSH_KNOWN_HOSTS_NOT_FOUND:
+		if (c->policy == POLICY_STRICT)
+			return al_errf(
+			    err,
+			    "%s: unknown host %s port %u: known_hosts %s has "
+			    "no key for it (host_key_policy: strict); it "
+			    "offers %s: add that key to the file, or set "
+			    "host_key_policy: accept-new to learn it",
+			    d->dev, c->host, c->port, c->known_hosts, now);
+		if (ssh_session_update_known_hosts(s) != SSH_OK)
+			return al_errf(err,
+				       "%s: host %s port %u: writing its key "
+				       "to known_hosts %s: %s",
+				       d->dev, c->host, c->port, c->known_hosts,
+				       ssh_get_error(s));
+		fprintf(stderr,
+			"%s: learned the host key of %s port %u: %s (added to "
+			"%s, host_key_policy: %s)\n",
+			d->dev, c->host, c->port, now, c->known_hosts, policy);
+		return 0;
+	case SSH_KNOWN_HOSTS_CHANGED:
+	case SSH_KNOWN_HOSTS_OTHER:
+		break;
+	default:
+		return al_errf(err,
+			       "%s: host %s port %u: cannot check its key "
+			       "against known_hosts %s: %s",
+			       d->dev, c->host, c->port, c->known_hosts,
+			       ssh_get_error(s));
+	}
+	if (known_hosts_old(d, c, server, c->policy == POLICY_ACCEPT_CHANGED,
+			    old, sizeof(old), err) < 0)
+		return -1;
+	if (c->policy != POLICY_ACCEPT_CHANGED)
+		return al_errf(
+		    err,
+		    "%s: host key of %s port %u CHANGED: known_hosts "
+		    "%s has %s, the server now offers %s; refused "
+		    "(host_key_policy: %s; accept-changed takes the "
+		    "new key, e.g. after a flash that made one)",
+		    d->dev, c->host, c->port, c->known_hosts, old, now, policy);
+	if (ssh_session_update_known_hosts(s) != SSH_OK)
+		return al_errf(err,
+			       "%s: host %s port %u: writing its new key to "
+			       "known_hosts %s: %s",
+			       d->dev, c->host, c->port, c->known_hosts,
+			       ssh_get_error(s));
+	fprintf(stderr,
+		"%s: WARNING: HOST KEY OF %s PORT %u CHANGED: was %s, now %s; "
+		"accepted (host_key_policy: accept-changed) and %s updated\n",
+		d->dev, c->host, c->port, old, now, c->known_hosts);
 	return 0;
 }
 
@@ -175,7 +381,7 @@ static enum attempt attempt(struct shell_dev *d, const struct open_cfg *c,
 	ssh_session s = ssh_new();
 	ssh_key server = NULL;
 	const char *algos = c->known ? hostkey_algorithms(c->known) : NULL;
-	int no = 0, rc;
+	int no = 0, yes = 1, rc;
 
 	if (!s) {
 		al_errf(err, "%s: %s: out of memory for an SSH session", d->dev,
@@ -185,9 +391,15 @@ static enum attempt attempt(struct shell_dev *d, const struct open_cfg *c,
 	if (ssh_options_set(s, SSH_OPTIONS_HOST, c->host) < 0 ||
 	    ssh_options_set(s, SSH_OPTIONS_PORT, &c->port) < 0 ||
 	    ssh_options_set(s, SSH_OPTIONS_USER, c->user) < 0 ||
-	    /* hermetic: neither ~/.ssh/config nor known_hosts apply */
 	    ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no) < 0 ||
-	    ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, "/dev/null") < 0 ||
+	    /* request/reply traffic (SFTP writes, line protocols) must not
+	     * wait on Nagle's algorithm */
+	    ssh_options_set(s, SSH_OPTIONS_NODELAY, &yes) < 0 ||
+	    /* hermetic: neither ~/.ssh/config nor ~/.ssh/known_hosts
+	     * apply; a known_hosts file also steers the host key type */
+	    ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS,
+			    c->known_hosts[0] ? c->known_hosts : "/dev/null") <
+		0 ||
 	    ssh_options_set(s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/dev/null") <
 		0 ||
 	    (algos && ssh_options_set(s, SSH_OPTIONS_HOSTKEYS, algos) < 0) ||
@@ -221,6 +433,8 @@ static enum attempt attempt(struct shell_dev *d, const struct open_cfg *c,
 			fingerprint(c->known, want, sizeof(want)));
 		goto fatal;
 	}
+	if (c->known_hosts[0] && check_known_hosts(d, c, s, server, err) < 0)
+		goto fatal;
 	ssh_key_free(server);
 	server = NULL;
 
@@ -252,7 +466,7 @@ fatal:
 static int read_config(struct open_cfg *c, struct shell_dev *d,
 		       const struct drv_target *t, struct al_err *err)
 {
-	const char *port_s, *insecure;
+	const char *port_s, *insecure, *policy;
 	char *end;
 	long port = 22;
 
@@ -292,12 +506,46 @@ static int read_config(struct open_cfg *c, struct shell_dev *d,
 			       t->host->name, c->key_path);
 
 	insecure = lab_param(t->binding, "insecure_accept_any_host_key");
+	policy = lab_param(t->binding, "host_key_policy");
+	if (lab_param(t->binding, "known_host_key") &&
+	    lab_param(t->binding, "known_hosts"))
+		return al_errf(err,
+			       "%s:%d: %s: shell settings known_host_key and "
+			       "known_hosts both given: pin one key or name a "
+			       "known_hosts file, not both",
+			       t->lab->path, t->binding->line, t->host->name);
+	if (policy && !lab_param(t->binding, "known_hosts"))
+		return al_errf(err,
+			       "%s:%d: %s: shell setting host_key_policy needs "
+			       "known_hosts (the file it applies to)",
+			       t->lab->path, t->binding->line, t->host->name);
+	if (lab_param(t->binding, "known_hosts")) {
+		size_t i;
+
+		for (i = 0; policy &&
+			    i < sizeof(policy_names) / sizeof(policy_names[0]);
+		     i++)
+			if (strcmp(policy, policy_names[i]) == 0)
+				break;
+		if (policy &&
+		    i == sizeof(policy_names) / sizeof(policy_names[0]))
+			return al_errf(err,
+				       "%s:%d: %s: shell setting "
+				       "host_key_policy '%s' is none of "
+				       "strict, accept-new, accept-changed",
+				       t->lab->path, t->binding->line,
+				       t->host->name, policy);
+		c->policy = policy ? (enum host_key_policy)i : POLICY_STRICT;
+		return path_param(t, "known_hosts", c->known_hosts,
+				  sizeof(c->known_hosts), err);
+	}
 	if (!lab_param(t->binding, "known_host_key")) {
 		if (insecure && strcmp(insecure, "yes") == 0)
 			return 0;
 		return al_errf(err,
 			       "%s:%d: %s: shell setting known_host_key is "
-			       "missing (the server's public host key file); "
+			       "missing (the server's public host key file, "
+			       "or known_hosts: an OpenSSH known_hosts file); "
 			       "set insecure_accept_any_host_key: yes to skip "
 			       "the check",
 			       t->lab->path, t->binding->line, t->host->name);
@@ -693,10 +941,236 @@ static int ssh_stream(struct shell_dev *d, const char *cmd, int in_fd,
 			err);
 }
 
+/* ---- upload ---- */
+
+/* One SFTP request at a time: 32 KiB is what every server takes. */
+#define UPLOAD_CHUNK 32768
+
+static const char *sftp_error_text(sftp_session sf)
+{
+	switch (sftp_get_error(sf)) {
+	case SSH_FX_EOF:
+		return "end of file";
+	case SSH_FX_NO_SUCH_FILE:
+		return "no such file or directory";
+	case SSH_FX_PERMISSION_DENIED:
+		return "permission denied";
+	case SSH_FX_FAILURE:
+		return "failure (the server gives no reason: a full disk?)";
+	case SSH_FX_BAD_MESSAGE:
+		return "bad message";
+	case SSH_FX_NO_CONNECTION:
+	case SSH_FX_CONNECTION_LOST:
+		return "connection lost";
+	case SSH_FX_OP_UNSUPPORTED:
+		return "operation unsupported";
+	case SSH_FX_NO_SUCH_PATH:
+		return "no such path";
+	case SSH_FX_WRITE_PROTECT:
+		return "write protected";
+	default:
+		return ssh_get_error(sf->session);
+	}
+}
+
+/* Without SFTP: `cat > remote` over exec with the file as stdin, then the
+ * mode set and the size read back. */
+static int upload_by_cat(struct shell_dev *d, int fd, const char *remote,
+			 int mode, long long size, struct al_err *err)
+{
+	size_t qlen = sh_quoted_len(remote);
+	size_t len = 3 * qlen + 96, off = 0;
+	char *cmd = malloc(len), got[64] = "";
+	FILE *out = tmpfile();
+	int status = -1, rc = -1;
+
+	if (!cmd || !out) {
+		al_errf(err, "%s: %s: upload of %s: out of memory", d->dev,
+			d->where, remote);
+		goto done;
+	}
+	off = (size_t)snprintf(cmd, len, "umask 077 && cat > ");
+	sh_quote(cmd, len, &off, remote);
+	off += (size_t)snprintf(cmd + off, len - off, " && chmod %o ", mode);
+	sh_quote(cmd, len, &off, remote);
+	off += (size_t)snprintf(cmd + off, len - off, " && wc -c < ");
+	sh_quote(cmd, len, &off, remote);
+	if (ssh_exec(d, cmd, NULL, 0, fd, fileno(out), fileno(out), &status,
+		     err) < 0) {
+		al_err_prefix(err, "upload of %s with cat", remote);
+		goto done;
+	}
+	rewind(out);
+	if (!fgets(got, sizeof(got), out))
+		got[0] = 0;
+	got[strcspn(got, "\r\n")] = 0;
+	if (status != 0) {
+		al_errf(err,
+			"%s: %s: upload of %s with cat failed (exit %d): %s",
+			d->dev, d->where, remote, status, got);
+		goto done;
+	}
+	if (strtoll(got, NULL, 10) != size) {
+		al_errf(err,
+			"%s: %s: upload of %s with cat: the remote file has %s "
+			"bytes, the local one %lld",
+			d->dev, d->where, remote, got, size);
+		goto done;
+	}
+	rc = 0;
+done:
+	if (out)
+		fclose(out);
+	free(cmd);
+	return rc;
+}
+
+static int sftp_send(struct shell_dev *d, sftp_session sf, int fd,
+		     const char *local, const char *remote, int mode,
+		     long long size, shell_progress_fn progress,
+		     void *progress_ctx, struct al_err *err)
+{
+	char *buf = malloc(UPLOAD_CHUNK);
+	sftp_file f = NULL;
+	sftp_attributes a = NULL;
+	long long done = 0;
+	int rc = -1;
+
+	if (!buf) {
+		al_errf(err, "%s: upload of %s: out of memory", d->dev, local);
+		goto out;
+	}
+	f = sftp_open(sf, remote, O_WRONLY | O_CREAT | O_TRUNC, (mode_t)mode);
+	if (!f) {
+		al_errf(err, "%s: %s: SFTP: creating %s: %s", d->dev, d->where,
+			remote, sftp_error_text(sf));
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, UPLOAD_CHUNK);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			al_errf(err, "%s: upload: reading %s: %s", d->dev,
+				local, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		if (sftp_write(f, buf, (size_t)n) != n) {
+			al_errf(err,
+				"%s: %s: SFTP: writing %s at byte %lld: %s",
+				d->dev, d->where, remote, done,
+				sftp_error_text(sf));
+			goto out;
+		}
+		done += n;
+		if (progress)
+			progress(progress_ctx, done, size);
+	}
+	rc = sftp_close(f);
+	f = NULL;
+	if (rc != SSH_NO_ERROR) {
+		rc = -1;
+		al_errf(err, "%s: %s: SFTP: closing %s: %s", d->dev, d->where,
+			remote, sftp_error_text(sf));
+		goto out;
+	}
+	rc = -1;
+	if (sftp_chmod(sf, remote, (mode_t)mode) < 0) {
+		al_errf(err, "%s: %s: SFTP: chmod %o %s: %s", d->dev, d->where,
+			mode, remote, sftp_error_text(sf));
+		goto out;
+	}
+	a = sftp_stat(sf, remote);
+	if (!a) {
+		al_errf(err, "%s: %s: SFTP: stat %s after the upload: %s",
+			d->dev, d->where, remote, sftp_error_text(sf));
+		goto out;
+	}
+	if ((long long)a->size != size || done != size) {
+		al_errf(err,
+			"%s: %s: SFTP: %s has %llu bytes after the upload, %s "
+			"has %lld",
+			d->dev, d->where, remote, (unsigned long long)a->size,
+			local, size);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (a)
+		sftp_attributes_free(a);
+	if (f)
+		sftp_close(f);
+	free(buf);
+	return rc;
+}
+
+static int ssh_upload(struct shell_dev *d, const char *local,
+		      const char *remote, int mode, shell_progress_fn progress,
+		      void *progress_ctx, struct al_err *err)
+{
+	int fd = open(local, O_RDONLY | O_CLOEXEC);
+	sftp_session sf = NULL;
+	struct stat st;
+	int rc = -1;
+
+	if (fd < 0)
+		return al_errf(err, "%s: upload: %s: %s", d->dev, local,
+			       strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		al_errf(err, "%s: upload: %s: %s", d->dev, local,
+			strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		al_errf(err, "%s: upload: %s is not a regular file", d->dev,
+			local);
+		goto out;
+	}
+	sf = sftp_new(d->session);
+	if (!sf || sftp_init(sf) != SSH_OK) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s",
+			 sf ? sftp_error_text(sf) : ssh_get_error(d->session));
+		if (sf)
+			sftp_free(sf);
+		sf = NULL;
+		if (ssh_get_status(d->session) &
+		    (SSH_CLOSED | SSH_CLOSED_ERROR)) {
+			al_errf(err,
+				"%s: %s: connection lost before uploading "
+				"%s: %s",
+				d->dev, d->where, remote, why);
+			goto out;
+		}
+		fprintf(stderr,
+			"%s: %s has no SFTP subsystem (%s): uploading %s with "
+			"'cat >' over exec instead\n",
+			d->dev, d->where, why, remote);
+		rc = upload_by_cat(d, fd, remote, mode, (long long)st.st_size,
+				   err);
+		if (rc == 0 && progress)
+			progress(progress_ctx, (long long)st.st_size,
+				 (long long)st.st_size);
+		goto out;
+	}
+	rc = sftp_send(d, sf, fd, local, remote, mode, (long long)st.st_size,
+		       progress, progress_ctx, err);
+out:
+	if (sf)
+		sftp_free(sf);
+	close(fd);
+	return rc;
+}
+
 const struct shell_ops shell_ssh_ops = {
     .name = "ssh",
     .open = ssh_open,
     .run = ssh_run,
     .stream = ssh_stream,
+    .upload = ssh_upload,
     .close = ssh_close_dev,
 };
