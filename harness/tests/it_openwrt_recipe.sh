@@ -61,4 +61,36 @@ check "unknown board: the error lists the boards" grep -q "boards: .*tplink_arch
 rc=$?
 check "a build without an ImageBuilder: exit 2 ($rc), naming the download" \
 	bash -c '[ "$1" -eq 2 ] && grep -q "downloads.openwrt.org/releases/23.05.5/targets/ath79/generic" "$2"' _ "$rc" "$work/out"
+
+# -- what the build adds to the image ----------------------------------------
+marker=$(sed -n 's/^#define DUT_READY_MARKER "\(.*\)"$/\1/p' "$ROOT/harness/cell/dut.h")
+check "rc.local prints airlab's ready marker ('$marker') on the console" \
+	grep -q "echo \"$marker\" >/dev/console" "$src/files/etc/rc.local"
+check "rc.local is valid sh" sh -n "$src/files/etc/rc.local"
+# A stand-in for the ImageBuilder's `make image`: run by real make, it
+# packs FILES into BIN_DIR's image the way the overlay lands in the
+# ImageBuilder's rootfs, so what the image would carry can be read back.
+mkdir -p "$work/ib"
+printf 'image:\n\tmkdir -p $(BIN_DIR)\n\ttar -C $(FILES) -cf $(BIN_DIR)/openwrt-$(PROFILE)-squashfs-sysupgrade.bin .\n' >"$work/ib/Makefile"
+"$src/build.sh" tplink_archer-c7-v2 --imagebuilder "$work/ib" --out "$work/bin" >"$work/out" 2>&1
+rc=$?
+check "a build without --authorized-keys is refused (exit $rc), saying why" \
+	bash -c '[ "$1" -eq 2 ] && grep -q "authorized-keys FILE is needed" "$2"' _ "$rc" "$work/out"
+echo "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE0test airlab@test" >"$work/airlab.pub"
+"$src/build.sh" tplink_archer-c7-v2 --imagebuilder "$work/ib" --out "$work/bin" \
+	--authorized-keys "$work/airlab.pub" --version v-test-1 >"$work/out" 2>&1
+rc=$?
+img=$work/bin/tplink_archer-c7-v2/openwrt-tplink_archer-c7-v2-squashfs-sysupgrade.bin
+check "a build with an ImageBuilder: exit 0 ($rc), one image" test "$rc" -eq 0 -a -s "$img"
+mkdir -p "$work/root" && tar -C "$work/root" -xf "$img" 2>/dev/null
+check "the image carries the key as dropbear's authorized_keys, mode 600" \
+	bash -c 'cmp -s "$1/etc/dropbear/authorized_keys" "$2" && [ "$(stat -c %a "$1/etc/dropbear/authorized_keys")" = 600 ]' _ "$work/root" "$work/airlab.pub"
+check "the image carries its version in /etc/airlab_version" \
+	test "$(cat "$work/root/etc/airlab_version" 2>/dev/null)" = v-test-1
+check "the image carries rc.local and the first-boot script" \
+	test -f "$work/root/etc/rc.local" -a -f "$work/root/etc/uci-defaults/90-airlab"
+check "IMAGE.version beside the image says the same version" \
+	test "$(cat "$img.version" 2>/dev/null)" = v-test-1
+check "the recipe's own files/ gained nothing" \
+	test ! -e "$src/files/etc/dropbear" -a ! -e "$src/files/etc/airlab_version"
 finish
