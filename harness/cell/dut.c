@@ -257,6 +257,7 @@ void dut_flash_env(struct dut *d, struct flash_env *env)
 	env->power_set = power_set_cb;
 	env->power_ctx = d;
 	env->boot_timeout_s = d->boot_timeout_s;
+	env->off_s = d->off_s;
 }
 
 static int shell_ensure(struct dut *d, int timeout_s, struct al_err *err)

@@ -52,6 +52,7 @@ struct flash_env {
 	int (*power_set)(void *ctx, bool on, struct al_err *err);
 	void *power_ctx;
 	int boot_timeout_s;
+	int off_s; /* how long a power cycle leaves the DUT off */
 };
 struct flash_ops {
 	const char *name;

@@ -749,6 +749,9 @@ static int talk_to_uboot(const struct drv_target *t,
 		return al_err_prefix(err, "%s flash: step 'open console'", dev);
 	console_log_note(&s, "uboot-tftp: flashing %s (%lld bytes)", c->file,
 			 (long long)c->size);
+	/* The board's supply drains before it comes back (power off_s). */
+	if (env->off_s > 0)
+		sleep((unsigned)env->off_s);
 	fprintf(stderr, "%s: power on, waiting for '%s' on %s\n", dev,
 		c->autoboot, s.who);
 	if (env->power_set(env->power_ctx, true, err) < 0) {
