@@ -69,6 +69,23 @@ static int put_var(char *buf, size_t len, size_t *off, const char *name,
 	return put(buf, len, off, " ");
 }
 
+/* The PATH and the shell variables a station's commands use: n (station),
+ * r (radio), d (its directory on the host), h (host). */
+static int put_station_vars(char *buf, size_t len, size_t *off,
+			    const struct topo_station *s)
+{
+	char dir[sizeof(STAHOST_DIR) + 32];
+	int bad = 0;
+
+	snprintf(dir, sizeof(dir), "%s/%s", STAHOST_DIR, s->name);
+	bad |= put(buf, len, off, "%s", REMOTE_PATH);
+	bad |= put_var(buf, len, off, "n", s->name);
+	bad |= put_var(buf, len, off, "r", s->radio);
+	bad |= put_var(buf, len, off, "d", dir);
+	bad |= put_var(buf, len, off, "h", s->host);
+	return bad;
+}
+
 int stahost_wpa_conf(const struct topology *t, const struct topo_station *s,
 		     char *buf, size_t len, struct al_err *err)
 {
@@ -129,15 +146,8 @@ int stahost_start_cmd(const struct topo_station *s, char *buf, size_t len,
 		      struct al_err *err)
 {
 	size_t off = 0;
-	char dir[sizeof(STAHOST_DIR) + 32];
-	int bad = 0;
+	int bad = put_station_vars(buf, len, &off, s);
 
-	snprintf(dir, sizeof(dir), "%s/%s", STAHOST_DIR, s->name);
-	bad |= put(buf, len, &off, "%s", REMOTE_PATH);
-	bad |= put_var(buf, len, &off, "n", s->name);
-	bad |= put_var(buf, len, &off, "r", s->radio);
-	bad |= put_var(buf, len, &off, "d", dir);
-	bad |= put_var(buf, len, &off, "h", s->host);
 	/* An earlier instance goes first (as stahost_stop_cmd), then the
 	 * interface: the radio as it is, or one added on the phy. */
 	bad |= put(
@@ -169,14 +179,8 @@ int stahost_stop_cmd(const struct topo_station *s, char *buf, size_t len,
 		     struct al_err *err)
 {
 	size_t off = 0;
-	char dir[sizeof(STAHOST_DIR) + 32];
-	int bad = 0;
+	int bad = put_station_vars(buf, len, &off, s);
 
-	snprintf(dir, sizeof(dir), "%s/%s", STAHOST_DIR, s->name);
-	bad |= put(buf, len, &off, "%s", REMOTE_PATH);
-	bad |= put_var(buf, len, &off, "n", s->name);
-	bad |= put_var(buf, len, &off, "d", dir);
-	bad |= put_var(buf, len, &off, "h", s->host);
 	/* Exit 1 when the process outlives SIGTERM by 5 s. */
 	bad |= put(buf, len, &off, "%s%s%s", "; [ -d \"$d\" ] || exit 0; ",
 		   STOP_EARLIER, "rm -rf \"$d\"");
@@ -564,16 +568,14 @@ int stahost_reassociate(struct stahost_set *set, const struct cell *c,
 			const char *station, struct al_err *err)
 {
 	const struct topo_station *s = find_remote(c, station);
-	char cmd[1024], dir[sizeof(STAHOST_DIR) + 32];
+	char cmd[1024];
 	size_t off = 0;
-	int k, status, bad = 0;
+	int k, status, bad;
 
 	if (!s || (k = host_index(set, s->host)) < 0)
 		return al_errf(err, "%s: no station '%s' on a station host",
 			       c->topo.path, station);
-	bad |= put(cmd, sizeof(cmd), &off, "%s", REMOTE_PATH);
-	snprintf(dir, sizeof(dir), "%s/%s", STAHOST_DIR, s->name);
-	bad |= put_var(cmd, sizeof(cmd), &off, "d", dir);
+	bad = put_station_vars(cmd, sizeof(cmd), &off, s);
 	bad |= put(cmd, sizeof(cmd), &off, "%s",
 		   "; r=$(wpa_cli -p \"$d/ctrl\" -i \"$(cat \"$d/iface\")\" "
 		   "reassociate 2>&1); echo \"$r\"; [ \"$r\" = OK ]");

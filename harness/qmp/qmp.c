@@ -2,6 +2,7 @@
  * '\n', let jansson parse, and sort messages into greeting, reply (matched
  * to our command by "id") and event. */
 #include "qmp.h"
+#include "../util/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,14 +38,6 @@ enum rd {
 	RD_TIMEOUT = -2,
 	RD_EOF = -3,
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* A short printable excerpt of a bad message for error lines. */
 static void excerpt(const char *text, size_t len, char *out, size_t outlen)
@@ -234,7 +227,7 @@ static enum rd read_msg(struct qmp *q, int64_t deadline, const char *what,
 				q->path, what, QMP_LINE_MAX);
 			return RD_ERR;
 		}
-		left = deadline - now_ms();
+		left = deadline - mono_ms();
 		if (left <= 0)
 			return RD_TIMEOUT;
 		rc = poll(&pfd, 1, left > INT32_MAX ? INT32_MAX : (int)left);
@@ -293,7 +286,7 @@ static int send_all(struct qmp *q, const char *data, size_t len,
 		if (n < 0 && errno != EAGAIN)
 			return al_errf(err, "QMP %s: %s: send: %s", q->path,
 				       cmd, strerror(errno));
-		left = deadline - now_ms();
+		left = deadline - mono_ms();
 		if (left <= 0)
 			return al_errf(err,
 				       "QMP %s: %s: QEMU did not take the "
@@ -330,7 +323,7 @@ static int wait_closed(struct qmp *q, int64_t deadline, int timeout_ms,
 int qmp_execute(struct qmp *q, const char *cmd, json_t *args, json_t **ret,
 		int timeout_ms, struct al_err *err)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = mono_ms() + timeout_ms;
 	json_int_t id = ++q->next_id;
 	bool is_quit = strcmp(cmd, "quit") == 0;
 	json_t *req;
@@ -408,7 +401,7 @@ static bool event_seen(const struct qmp *q, const char *name)
 int qmp_wait_event(struct qmp *q, const char *name, int timeout_ms,
 		   struct al_err *err)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = mono_ms() + timeout_ms;
 	char what[96];
 
 	snprintf(what, sizeof(what), "waiting for event %s", name);
@@ -453,7 +446,7 @@ static int connect_retry(struct qmp *q, int64_t deadline, int timeout_ms,
 		e = errno;
 		close(fd);
 		/* QEMU may still be creating the socket. */
-		if ((e != ENOENT && e != ECONNREFUSED) || now_ms() >= deadline)
+		if ((e != ENOENT && e != ECONNREFUSED) || mono_ms() >= deadline)
 			return al_errf(err,
 				       "QMP %s: connect: %s (tried for %d "
 				       "ms)",
@@ -465,7 +458,7 @@ static int connect_retry(struct qmp *q, int64_t deadline, int timeout_ms,
 int qmp_connect(struct qmp **out, const char *sock_path, int timeout_ms,
 		struct al_err *err)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = mono_ms() + timeout_ms;
 	struct qmp *q;
 	struct qmp_msg m;
 	enum rd r;
@@ -504,7 +497,7 @@ int qmp_connect(struct qmp **out, const char *sock_path, int timeout_ms,
 	qmp_msg_free(&m);
 	if (qmp_execute(
 		q, "qmp_capabilities", NULL, NULL,
-		(int)(deadline - now_ms() > 0 ? deadline - now_ms() : 1),
+		(int)(deadline - mono_ms() > 0 ? deadline - mono_ms() : 1),
 		err) < 0)
 		goto fail;
 	*out = q;

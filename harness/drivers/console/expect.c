@@ -1,4 +1,5 @@
 #include "expect.h"
+#include "../../util/clock.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -7,14 +8,6 @@
 
 #define READ_SLICE_MS 200
 #define TAIL_QUOTE    120
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void log_stamp(struct console_session *s)
 {
@@ -149,7 +142,7 @@ static int find_first(const struct console_session *s,
 int console_expect(struct console_session *s, const char *const *patterns,
 		   size_t n, int timeout_ms, struct al_err *err)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = mono_ms() + timeout_ms;
 	size_t longest = 1;
 
 	for (size_t i = 0; i < n; i++)
@@ -171,7 +164,7 @@ int console_expect(struct console_session *s, const char *const *patterns,
 			s->window[s->have] = 0;
 			return hit;
 		}
-		left = deadline - now_ms();
+		left = deadline - mono_ms();
 		if (left <= 0) {
 			char seen[TAIL_QUOTE + 1];
 

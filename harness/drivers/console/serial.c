@@ -12,6 +12,7 @@
  * virtual lab's console is QEMU's pty, so for a pty we set up the same
  * raw 8N1 line with termios directly. */
 #include "../driver.h"
+#include "../../util/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,14 +50,6 @@ struct console_dev {
 	struct sp_port *sp;  /* NULL: a pty driven with termios */
 	int fd;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The port name for errors: the configured path, plus where it leads. */
 static const char *port_name(const struct console_dev *d, char *buf, size_t len)
@@ -390,14 +383,14 @@ fail:
 static ssize_t serial_read(struct console_dev *d, void *buf, size_t len,
 			   int timeout_ms, struct al_err *err)
 {
-	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	int64_t deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	struct pollfd p = {.fd = d->fd, .events = POLLIN};
 	int rc;
 
 	if (!len)
 		return 0;
 	for (;;) {
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - mono_ms();
 
 		rc = poll(&p, 1, left > 0 ? (int)left : 0);
 		if (rc >= 0 || errno != EINTR)
@@ -433,12 +426,12 @@ static ssize_t serial_read(struct console_dev *d, void *buf, size_t len,
 static int serial_write(struct console_dev *d, const void *buf, size_t len,
 			struct al_err *err)
 {
-	int64_t deadline = now_ms() + WRITE_TIMEOUT_MS;
+	int64_t deadline = mono_ms() + WRITE_TIMEOUT_MS;
 	const char *p = buf;
 
 	while (len) {
 		struct pollfd pfd = {.fd = d->fd, .events = POLLOUT};
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - mono_ms();
 		ssize_t n;
 
 		if (left <= 0)

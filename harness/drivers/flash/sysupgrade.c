@@ -17,6 +17,7 @@
  * one, which the shell's host key check has to be told to take (ssh:
  * known_hosts with host_key_policy: accept-changed). */
 #include "image.h"
+#include "../../util/clock.h"
 #include "../../util/proc.h"
 #include "../../util/shquote.h"
 
@@ -54,22 +55,6 @@ struct sysup {
 	struct shell_dev *sd;
 	int progress_step; /* upload progress shown up to this quarter */
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
 
 /* Cuts trailing whitespace. */
 static void chomp(char *s)
@@ -275,7 +260,7 @@ static int wait_down(struct sysup *s, int64_t deadline, struct al_err *err)
 	struct al_err probe;
 	int status;
 
-	while (now_ms() < deadline) {
+	while (mono_ms() < deadline) {
 		if (s->env->shell->run(s->sd, "true", NULL, 0, -1, -1, &status,
 				       &probe) < 0)
 			return 0;
@@ -298,7 +283,7 @@ static int wait_up(struct sysup *s, int64_t start, int64_t deadline,
 	fprintf(stderr, "%s: waiting up to %d s for the DUT to come back\n",
 		s->dev, s->boot_timeout_s);
 	for (;;) {
-		int64_t t0 = now_ms(), left = deadline - t0;
+		int64_t t0 = mono_ms(), left = deadline - t0;
 		int step =
 		    left < RECONNECT_STEP_MS ? (int)left : RECONNECT_STEP_MS;
 
@@ -311,17 +296,17 @@ static int wait_up(struct sysup *s, int64_t start, int64_t deadline,
 		if (s->env->shell->open(&s->sd, s->env->shell_t, step, &last) ==
 		    0) {
 			fprintf(stderr, "%s: back after %.1f s\n", s->dev,
-				(double)(now_ms() - start) / 1000.0);
+				(double)(mono_ms() - start) / 1000.0);
 			return 0;
 		}
 		s->sd = NULL;
-		if (now_ms() - t0 < step - 500) {
+		if (mono_ms() - t0 < step - 500) {
 			*err = last;
 			return al_err_prefix(err, "%s flash: after sysupgrade",
 					     s->dev);
 		}
 		fprintf(stderr, "%s: no SSH answer yet (%.0f of %d s)\n",
-			s->dev, (double)(now_ms() - start) / 1000.0,
+			s->dev, (double)(mono_ms() - start) / 1000.0,
 			s->boot_timeout_s);
 	}
 }
@@ -374,7 +359,7 @@ static int sysupgrade_flash(const struct drv_target *t,
 	if (upload_and_verify(&s, err) < 0 ||
 	    run_sysupgrade(&s, &dropped, err) < 0)
 		goto out;
-	start = now_ms();
+	start = mono_ms();
 	deadline = start + (int64_t)s.boot_timeout_s * 1000;
 	if (!dropped && wait_down(&s, deadline, err) < 0)
 		goto out;

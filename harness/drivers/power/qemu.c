@@ -10,6 +10,7 @@
  * QMP takes one client at a time, so every operation connects and closes
  * again rather than holding the monitor. */
 #include "../driver.h"
+#include "../../util/clock.h"
 #include "../../qmp/qmp.h"
 
 #include <arpa/inet.h>
@@ -57,14 +58,6 @@ struct power_dev {
 	char fwd_host[64]; /* empty: no ssh forward */
 	int fwd_port;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int positive(const struct drv_target *t, const char *key, long *out,
 		    struct al_err *err)
@@ -273,12 +266,12 @@ static void clean_state(const struct power_dev *d)
 
 static bool wait_gone(const struct power_dev *d, pid_t pid, int timeout_ms)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = mono_ms() + timeout_ms;
 
 	enum proc_state st;
 
 	while ((st = proc_state(d, pid)) == PROC_OURS || st == PROC_EXITING) {
-		if (now_ms() >= deadline)
+		if (mono_ms() >= deadline)
 			return false;
 		usleep(20 * 1000);
 	}
@@ -434,7 +427,7 @@ static int run_qemu(const struct power_dev *d, char *const argv[],
 	char errbuf[STDERR_KEEP + 1];
 	size_t elen = 0;
 	int pfd[2], status = 0;
-	int64_t deadline = now_ms() + QEMU_START_TIMEOUT_MS;
+	int64_t deadline = mono_ms() + QEMU_START_TIMEOUT_MS;
 	bool exited = false, eof = false;
 	pid_t pid;
 
@@ -463,7 +456,7 @@ static int run_qemu(const struct power_dev *d, char *const argv[],
 	 * comes: the daemon child keeps the pipe until it is set up. */
 	while (!eof) {
 		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - mono_ms();
 		char chunk[512];
 		ssize_t n;
 

@@ -13,6 +13,7 @@
  * SSH request), alive_timeout_s (30: longest silence of the server while a
  * command runs; it is probed with keepalives). */
 #include "../driver.h"
+#include "../../util/clock.h"
 #include "../../util/shquote.h"
 
 #include <errno.h>
@@ -48,22 +49,6 @@ struct shell_dev {
 	int alive_timeout_ms;
 	struct ssh_counter_struct rx; /* packets from the server: liveness */
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
 
 /* "60 s" or "1.5 s". */
 static const char *fmt_seconds(char *buf, size_t len, int ms)
@@ -579,7 +564,7 @@ static int ssh_open(struct shell_dev **out, const struct drv_target *t,
 	struct open_cfg c = {0};
 	struct shell_dev *d;
 	struct al_err last = {{0}};
-	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	int64_t deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	enum attempt a;
 
 	*out = NULL;
@@ -598,7 +583,7 @@ static int ssh_open(struct shell_dev **out, const struct drv_target *t,
 	/* Retry until the deadline: a booting host's sshd comes up late, and
 	 * a port forwarder may accept and drop connections until then. */
 	for (;;) {
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - mono_ms();
 		int per_try = d->connect_timeout_ms;
 
 		if (left < per_try)
@@ -610,7 +595,7 @@ static int ssh_open(struct shell_dev **out, const struct drv_target *t,
 			*err = last;
 			goto fail;
 		}
-		left = deadline - now_ms();
+		left = deadline - mono_ms();
 		if (left <= 0) {
 			char secs[32];
 
@@ -729,7 +714,7 @@ static int pump(struct shell_dev *d, ssh_channel ch, struct run_state *r,
 	size_t in_off = 0;
 	bool eof_sent = false;
 	uint64_t seen = d->rx.in_packets;
-	int64_t last_rx = now_ms();
+	int64_t last_rx = mono_ms();
 	int rc = -1;
 	char secs[32];
 
@@ -825,7 +810,7 @@ static int pump(struct shell_dev *d, ssh_channel ch, struct run_state *r,
 
 		/* A silent command is fine, a silent server is not: probe it
 		 * and give up when not even keepalive replies come back. */
-		now = now_ms();
+		now = mono_ms();
 		if (d->rx.in_packets != seen) {
 			seen = d->rx.in_packets;
 			last_rx = now;

@@ -1,0 +1,11 @@
+/* Monotonic milliseconds for deadlines, and a sleep that EINTR does not
+ * cut short. */
+#ifndef AIRLAB_UTIL_CLOCK_H
+#define AIRLAB_UTIL_CLOCK_H
+
+#include <stdint.h>
+
+int64_t mono_ms(void);
+void sleep_ms(int ms);
+
+#endif
