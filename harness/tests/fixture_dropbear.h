@@ -117,6 +117,23 @@ static int db_host_pub(const char *key, const char *pub)
 }
 
 /* Makes the directory and all keys. Returns 0 or -1 (reason on stderr). */
+/* "SHA256:..." of the key in a public key file, as ssh-keygen prints it
+ * (what the ssh driver's host key errors quote). */
+__attribute__((unused)) static void db_fingerprint(const char *pub, char *out,
+						   size_t len)
+{
+	char cmd[DB_PATH + 64], line[512];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ssh-keygen -lf '%s'", pub);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(line, sizeof(line), p));
+	assert_int_equal(pclose(p), 0);
+	assert_int_equal(sscanf(line, "%*d %127s", out), 1);
+	assert_true(strlen(out) < len);
+}
+
 static int db_setup(struct dropbear_fixture *f)
 {
 	char ssh_dir[DB_PATH + 8], other_host_key[DB_PATH];

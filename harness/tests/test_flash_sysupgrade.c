@@ -113,21 +113,6 @@ static void sha256_of(const char *path, char out[65])
 	assert_int_equal(pclose(p), 0);
 }
 
-/* "SHA256:..." of a public key file. */
-static void fingerprint_of(const char *pub, char *out, size_t len)
-{
-	char cmd[DB_PATH + 64], line[512];
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), "ssh-keygen -lf '%s'", pub);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	assert_non_null(fgets(line, sizeof(line), p));
-	assert_int_equal(pclose(p), 0);
-	assert_int_equal(sscanf(line, "%*d %127s", out), 1);
-	assert_true(strlen(out) < len);
-}
-
 /* ---- the DUT: sshd, its supervisor and the fake sysupgrade ---- */
 
 static void write_sshd_config(bool sftp)
@@ -529,11 +514,11 @@ static void test_host_key_changes_on_flash(void **state)
 	/* strict: the DUT is flashed but its new key is refused */
 	prepare("ok", "r100-old", "r200-new");
 	learn_host_key();
-	fingerprint_of(pub, old_fp, sizeof(old_fp));
+	db_fingerprint(pub, old_fp, sizeof(old_fp));
 	write_file("rekey", "");
 	bench_open(&b, "      host_key_policy: strict\n", "");
 	assert_int_equal(bench_flash(&b, &err), -1);
-	fingerprint_of(pub, new_fp, sizeof(new_fp));
+	db_fingerprint(pub, new_fp, sizeof(new_fp));
 	assert_true(strcmp(old_fp, new_fp) != 0);
 	snprintf(want, sizeof(want),
 		 "dut1 flash: after sysupgrade: dut1: host key of 127.0.0.1 "
@@ -547,7 +532,7 @@ static void test_host_key_changes_on_flash(void **state)
 	 * new key */
 	prepare("ok", "r100-old", "r200-new");
 	learn_host_key();
-	fingerprint_of(pub, old_fp, sizeof(old_fp));
+	db_fingerprint(pub, old_fp, sizeof(old_fp));
 	write_file("rekey", "");
 	bench_open(&b, "      host_key_policy: accept-changed\n", "");
 	if (bench_flash(&b, &err) < 0)
