@@ -96,11 +96,18 @@ al sweep --out "$res" --rates mcs:0,7 --suite tcp_1up --length 8 --dwell 10 \
 rc=$?
 rj=$(ls -t "$res"/sweeps/*/sweep.json | head -1)
 [ "$rc" -eq 0 ] || tail -20 "$work/rates.err"
-read -r br0 br7 up0 up7 <<<"$(json_eval "$rj" '" ".join(str(s["stations"][0][k]) for k in ("settle_txrate_mbps",) for s in d["steps"]) + " " + " ".join(str(s["stations"][0]["goodput_up_mbps"]) for s in d["steps"])')"
-echo "# fixed MCS: station tx bitrate $br0 / $br7 Mb/s, upload $up0 / $up7 Mbit/s"
+read -r br0 br7 up0 up7 ru0 ru7 <<<"$(json_eval "$rj" '" ".join(str(s["stations"][0][k]) for k in ("settle_txrate_mbps",) for s in d["steps"]) + " " + " ".join(str(s["stations"][0]["goodput_up_mbps"]) for s in d["steps"]) + " " + " ".join(str(s["stations"][0]["rate_mbps"]) for s in d["steps"])')"
+echo "# fixed MCS: last tx bitrate $br0 / $br7 Mb/s, rate used $ru0 / $ru7 Mb/s, upload $up0 / $up7 Mbit/s"
 check "rate sweep exits 0" test "$rc" -eq 0
-check "MCS 0: the station sends at 6.5 Mb/s ($br0)" test "$br0" = 6.5
-check "MCS 7: the station sends at 65 or 72.2 Mb/s ($br7)" bash -c '[ "$1" = 65.0 ] || [ "$1" = 72.2 ]' _ "$br7"
+# The rate the upload went at (its bytes over its airtime, overheads and
+# retries in), not the last frame's: a null-data or management frame at
+# the lowest basic rate is often the last one (CI read 1.0 at MCS 0).
+# The AP's TCP ACKs (at its own rate) share the figure, so the bounds sit
+# between the neighbouring MCS rather than on the PHY rate itself.
+check "MCS 0: the upload went at MCS 0 (rate used $ru0 Mb/s: over 2, under MCS 1's 13)" \
+	awk -v r="$ru0" 'BEGIN { exit !(r > 2 && r < 9) }'
+check "MCS 7: the upload went at MCS 7 (rate used $ru7 Mb/s: over MCS 1's 13, under MCS 15's 117)" \
+	awk -v r="$ru7" 'BEGIN { exit !(r > 13 && r < 80) }'
 check "the upload is faster at MCS 7 ($up7) than at MCS 0 ($up0)" \
 	awk -v a="$up7" -v b="$up0" 'BEGIN { exit !(a > 1.5 * b) }'
 
