@@ -27,6 +27,7 @@
 struct night_run {
 	char suite[32], variant[256], id[256], dir[4600], base[256];
 	int exit_code;
+	int lab_failed; /* recorded as lab-failed: nothing to compare */
 	struct cmp_result r[8];
 	const char *metric[8];
 	int nr, worse;
@@ -39,7 +40,8 @@ static json_t *num(double v)
 
 static const char *run_status(const struct night_run *n)
 {
-	return n->exit_code == 0   ? "complete"
+	return n->lab_failed	   ? "lab-failed"
+	       : n->exit_code == 0 ? "complete"
 	       : n->exit_code == 3 ? "partial"
 				   : "failed";
 }
@@ -64,8 +66,9 @@ static void compare_night(const char *results, const struct plan *p,
 		char dir_a[4600];
 
 		nr->base[0] = 0;
-		if (!nr->id[0] || store_last_good(s, nr->id, nr->base,
-						  sizeof(nr->base), &err) != 0)
+		if (!nr->id[0] || nr->lab_failed ||
+		    store_last_good(s, nr->id, nr->base, sizeof(nr->base),
+				    &err) != 0)
 			continue;
 		/* A run of tonight is no baseline for tonight (ids begin
 		 * with their UTC start). */
@@ -306,6 +309,7 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 				cli_run_suite(o, p.suites[s].name, &sp, results,
 					      120, &res);
 				nr->exit_code = res.exit_code;
+				nr->lab_failed = res.lab_failed;
 				snprintf(nr->id, sizeof(nr->id), "%s", res.id);
 				snprintf(nr->dir, sizeof(nr->dir), "%s",
 					 res.dir);
