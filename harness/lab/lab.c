@@ -421,20 +421,6 @@ int lab_param_bool(const struct lab *lab, const char *who,
 		       lab->path, p->line, who, key, p->value);
 }
 
-const struct lab_param *lab_unknown_param(const struct lab_binding *b,
-					  const char *const *known, size_t n)
-{
-	for (int i = 0; i < b->nparams; i++) {
-		size_t k = 0;
-
-		while (k < n && strcmp(b->params[i].key, known[k]))
-			k++;
-		if (k == n)
-			return &b->params[i];
-	}
-	return NULL;
-}
-
 /* Placeholders in a driver setting; the wrapper keeps errors one line. */
 /* The extra field named by p[0..nlen), or NULL. */
 static const char *extra_field(const struct lab_field *extra, size_t nextra,

@@ -87,10 +87,6 @@ int lab_param_long(const struct lab *lab, const char *who,
 int lab_param_bool(const struct lab *lab, const char *who,
 		   const struct lab_binding *b, const char *key, bool def,
 		   bool *out, struct al_err *err);
-/* The first setting of b whose key is none of known[0..n), or NULL: what
- * each driver refuses with its file:line. */
-const struct lab_param *lab_unknown_param(const struct lab_binding *b,
-					  const char *const *known, size_t n);
 /* Expands "{state}" (host state dir) and "{images}" (lab image dir) in a
  * setting; returns 0 and writes out, or -1 when out is too small. */
 int lab_expand(const struct lab *lab, const struct lab_host *host,

@@ -283,8 +283,8 @@ static void open_errors_name_the_setting(void **state)
 	    {"    driver: medium\n    host: dut9\n", 7,
 	     "attenuator a1: host 'dut9' is not a host of this lab"},
 	    {"    driver: medium\n    host: h\n    sock: /x\n", 10,
-	     "attenuator a1: unknown setting 'sock' (known: host, socket, "
-	     "command, paths)"},
+	     "attenuator a1 (driver medium): unknown setting 'sock' (known: "
+	     "host, socket, command, paths)"},
 	    {"    driver: medium\n    host: h\n    socket: run/m.sock\n", 10,
 	     "attenuator a1: socket 'run/m.sock' must be an absolute path"},
 	    {"    driver: medium\n    host: h\n    socket: \"/r/m s\"\n", 10,

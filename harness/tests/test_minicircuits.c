@@ -142,8 +142,9 @@ static void lab_and_model_mismatch(void **state)
 	assert_int_equal(open_box("minicircuits-http", 1, "p1",
 				  "    community: public\n", &err),
 			 -1);
-	if (!strstr(err.msg, "t.yaml:11: attenuator box (minicircuits-http): "
-			     "unknown setting 'community'"))
+	if (!strstr(err.msg,
+		    "t.yaml:11: attenuator box (driver minicircuits-http): "
+		    "unknown setting 'community'"))
 		fail_msg("%s", err.msg);
 }
 

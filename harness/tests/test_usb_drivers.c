@@ -146,7 +146,8 @@ static void minicircuits_usb(void **state)
 	(void)state;
 	assert_int_equal(open_atten("    address: 10.0.0.1\n", &h, &err), -1);
 	assert_non_null(strstr(err.msg, "t.yaml:10: attenuator box "
-					"(minicircuits-usb): unknown setting "
+					"(driver minicircuits-usb): unknown "
+					"setting "
 					"'address' (known: serial, "
 					"timeout_ms, paths)"));
 	atten_close(&h);

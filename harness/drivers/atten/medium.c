@@ -366,15 +366,11 @@ static int read_settings(struct atten_dev *d, const struct drv_target *t,
 	const char *host = lab_param(b, "host");
 	const char *sock = lab_param(b, "socket");
 	const char *command = lab_param(b, "command");
-	const struct lab_param *u = lab_unknown_param(
-	    b, known_settings,
-	    sizeof(known_settings) / sizeof(known_settings[0]));
 
-	if (u)
-		return al_errf(err,
-			       "%s:%d: attenuator %s: unknown setting '%s' "
-			       "(known: host, socket, command, paths)",
-			       t->lab->path, u->line, d->atten->name, u->key);
+	if (drv_check_settings(
+		t, known_settings,
+		sizeof(known_settings) / sizeof(known_settings[0]), err) < 0)
+		return -1;
 	if (!host)
 		return al_errf(err,
 			       "%s:%d: attenuator %s: setting host is missing "

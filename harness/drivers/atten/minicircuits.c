@@ -290,14 +290,10 @@ int mc_settings(const struct drv_target *t, const char *driver, int def_port,
 	char *end;
 
 	static const char *const known[] = {"address", "timeout_ms", "paths"};
-	const struct lab_param *u = lab_unknown_param(b, known, 3);
 
-	if (u)
-		return al_errf(
-		    err,
-		    "%s:%d: attenuator %s (%s): unknown setting '%s' "
-		    "(known: address, timeout_ms, paths)",
-		    t->lab->path, u->line, name, driver, u->key);
+	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
+			       err) < 0)
+		return -1;
 	if (!addr || !*addr)
 		return al_errf(err,
 			       "%s:%d: attenuator %s (%s): setting address is "

@@ -280,17 +280,13 @@ static int usb_open(struct atten_dev **out, const struct drv_target *t,
 	const char *name = a ? a->name : "?";
 	const char *want = lab_param(b, "serial");
 	const char *tmo = lab_param(b, "timeout_ms");
-	const struct lab_param *u = lab_unknown_param(b, known, 3);
 	struct mc_link *l;
 	int rc;
 
 	*out = NULL;
-	if (u)
-		return al_errf(
-		    err,
-		    "%s:%d: attenuator %s (%s): unknown setting '%s' "
-		    "(known: serial, timeout_ms, paths)",
-		    t->lab->path, u->line, name, DRIVER, u->key);
+	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
+			       err) < 0)
+		return -1;
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return al_errf(err, "%s: out of memory", DRIVER);
