@@ -613,9 +613,19 @@ static void flow_fail(struct agent *a, struct flow *f, const char *what,
 	f->state = F_FAILED;
 }
 
+/* SO_BINDTODEVICE when the command named a dev= (needs CAP_NET_RAW). */
+static int bind_dev(int fd, const char *dev)
+{
+	if (!dev[0])
+		return 0;
+	return setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev,
+			  (socklen_t)strlen(dev));
+}
+
 static void flow_begin(struct agent *a, struct flow *f, int64_t now)
 {
 	int fd;
+	char what[AGENT_DEV_MAX + 40];
 
 	fd = socket(f->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    0);
@@ -624,6 +634,12 @@ static void flow_begin(struct agent *a, struct flow *f, int64_t now)
 		return;
 	}
 	f->e.fd = fd;
+	if (bind_dev(fd, f->c.dev)) {
+		snprintf(what, sizeof(what), "SO_BINDTODEVICE %s for",
+			 f->c.dev);
+		flow_fail(a, f, what, errno);
+		return;
+	}
 	if (f->c.kind == AGENT_TCP_UP) {
 		if (set_tos(fd, f->sa.ss_family, f->c.tos)) {
 			flow_fail(a, f, "IP_TOS for", errno);
@@ -782,6 +798,7 @@ static void probe_fail(struct agent *a, struct probe *p, const char *what,
 static void probe_begin(struct agent *a, struct probe *p, int64_t now)
 {
 	int fd;
+	char what[AGENT_DEV_MAX + 40];
 
 	if (p->c.kind == AGENT_UDP) {
 		fd = socket(p->sa.ss_family,
@@ -808,6 +825,12 @@ static void probe_begin(struct agent *a, struct probe *p, int64_t now)
 		return;
 	}
 	p->e.fd = fd;
+	if (bind_dev(fd, p->c.dev)) {
+		snprintf(what, sizeof(what), "SO_BINDTODEVICE %s for",
+			 p->c.dev);
+		probe_fail(a, p, what, errno);
+		return;
+	}
 	if (set_tos(fd, p->sa.ss_family, p->c.tos)) {
 		probe_fail(a, p, "IP_TOS for", errno);
 		return;

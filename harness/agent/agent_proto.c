@@ -154,6 +154,15 @@ static int parse_opt(struct agent_cmd *c, const char *tok, struct al_err *err)
 				       val);
 		return 0;
 	}
+	if (!strcmp(key, "dev")) {
+		if (!*val || strchr(val, '/') ||
+		    copy_str(c->dev, sizeof(c->dev), val))
+			return al_errf(err,
+				       "dev '%s' is not an interface name "
+				       "(1..15 characters, no '/')",
+				       val);
+		return 0;
+	}
 	if (!strcmp(key, "bind")) {
 		if (copy_str(c->bind, sizeof(c->bind), val))
 			return al_errf(err, "bind '%s' is too long", val);
@@ -258,7 +267,7 @@ int agent_parse_cmd(const char *line, struct agent_cmd *c, struct al_err *err)
 		if (parse_opts(c, tok, n, 3, err))
 			return -1;
 		if (c->tos >= 0 || c->cc[0] || c->delay_ms || c->length_ms ||
-		    c->interval_ms || c->size)
+		    c->interval_ms || c->size || c->dev[0])
 			return al_errf(err, "serve takes only bind=ADDR");
 		return 0;
 	}
@@ -267,7 +276,7 @@ int agent_parse_cmd(const char *line, struct agent_cmd *c, struct al_err *err)
 		if (n < 5)
 			return al_errf(err,
 				       "usage: flow tcp-up|tcp-down ID DST "
-				       "PORT [tos=] [cc=] [delay_ms=] "
+				       "PORT [tos=] [cc=] [dev=] [delay_ms=] "
 				       "[length_ms=]");
 		if (!strcmp(tok[1], "tcp-up"))
 			c->kind = AGENT_TCP_UP;

@@ -37,6 +37,8 @@ enum agent_kind {
 	AGENT_TCP,	/* serve tcp */
 };
 
+#define AGENT_DEV_MAX 16 /* IFNAMSIZ */
+
 /* One parsed command. Unset numeric options are 0, unset tos is -1. */
 struct agent_cmd {
 	enum agent_verb verb;
@@ -47,6 +49,11 @@ struct agent_cmd {
 	uint16_t port;
 	int tos;	       /* IP_TOS byte (DSCP << 2), -1 = leave alone */
 	char cc[AGENT_CC_MAX]; /* TCP_CONGESTION name, "" = default */
+	/* flows, probes: the interface their socket is bound to
+	 * (SO_BINDTODEVICE), "" = wherever the route goes. A station box
+	 * with several radios has one routing table: this is what sends each
+	 * station's traffic out of its own radio. */
+	char dev[AGENT_DEV_MAX];
 	uint32_t delay_ms;     /* start this long after the run starts */
 	uint32_t length_ms;    /* run this long, 0 = until the run ends */
 	uint32_t interval_ms;  /* probes: send interval */

@@ -539,7 +539,7 @@ int suite_run(const struct suite_plan *plan, struct suite_agent *server,
 		struct suite_agent *a = &stations[plan->flows[i].station];
 
 		if (suite_flow_command(plan, i, o->server_addr, tcp_port,
-				       udp_port, line, sizeof(line)) ||
+				       udp_port, a->dev, line, sizeof(line)) ||
 		    command(a, line, rto, reply, sizeof(reply), err)) {
 			suite_collect_fail(c, "%s: %s", plan->flows[i].series,
 					   err->msg);

@@ -19,6 +19,8 @@ struct suite_agent {
 	const char *host; /* for messages (and HOSTS for stations) */
 	int to_fd;	  /* writes go to the agent's stdin */
 	int from_fd;	  /* its stdout */
+	const char *dev;  /* stations: flows leave from this interface
+			     (dev=), NULL: by the routing table */
 	/* private to run.c */
 	char buf[8192];
 	size_t len;

@@ -537,11 +537,13 @@ void suite_plan_free(struct suite_plan *plan)
 
 int suite_flow_command(const struct suite_plan *plan, size_t i,
 		       const char *server_addr, unsigned tcp_port,
-		       unsigned udp_port, char *buf, size_t len)
+		       unsigned udp_port, const char *dev, char *buf,
+		       size_t len)
 {
 	const struct suite_flow *f = &plan->flows[i];
 	char timing[64] = "", cc[32] = "";
 	int n;
+	size_t used;
 
 	if (plan->cc[0])
 		snprintf(cc, sizeof(cc), " cc=%s", plan->cc);
@@ -568,5 +570,11 @@ int suite_flow_command(const struct suite_plan *plan, size_t i,
 			     server_addr, f->tos, f->interval_ms, timing);
 		break;
 	}
-	return n < 0 || (size_t)n >= len ? -1 : 0;
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	if (!dev || !*dev)
+		return 0;
+	used = (size_t)n;
+	n = snprintf(buf + used, len - used, " dev=%s", dev);
+	return n < 0 || (size_t)n >= len - used ? -1 : 0;
 }

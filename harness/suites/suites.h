@@ -121,10 +121,12 @@ int suite_expand(const struct suite *s, const struct suite_params *p,
 void suite_plan_free(struct suite_plan *plan);
 
 /* The agent command for plan flow i against the server at addr with the
- * agent's `serve tcp` / `serve udp` ports. Returns 0, -1 if buf is short. */
+ * agent's `serve tcp` / `serve udp` ports, its socket bound to interface
+ * dev (NULL: none). Returns 0, -1 if buf is short. */
 int suite_flow_command(const struct suite_plan *plan, size_t i,
 		       const char *server_addr, unsigned tcp_port,
-		       unsigned udp_port, char *buf, size_t len);
+		       unsigned udp_port, const char *dev, char *buf,
+		       size_t len);
 
 const char *suite_kind_name(enum suite_kind kind);
 

@@ -153,6 +153,29 @@ check "ICMP probe answered" bash -c "
 		(cat; sleep 4) | ip netns exec $STA $AGENT |
 		awk '\$1 == \"sum\" && \$2 == \"i1\" { s = substr(\$3, 6) + 0; r = substr(\$4, 10) + 0; ok = (s >= 9 && s <= 11 && r == s) } END { exit !ok }'"
 
+# ---- dev=: flows and probes leave from the interface they are bound to --
+# A dead end in the station's namespace (a veth whose peer is its own,
+# unaddressed, the host kernel has no dummy) holds an address but leads
+# nowhere: bound to it, a flow to the server fails and its frames went out
+# of it; bound to the link, a probe is answered; an unknown name is an
+# error.
+ip -n "$STA" link add alitd-$$ type veth peer name alite-$$ &&
+	ip -n "$STA" addr add 10.198.$((RANDOM % 200)).2/24 dev alitd-$$ &&
+	ip -n "$STA" link set alitd-$$ up && ip -n "$STA" link set alite-$$ up
+deadend_tx() { ip netns exec "$STA" cat /sys/class/net/alitd-$$/statistics/tx_packets; }
+tx0=$(deadend_tx)
+run_agent "$D/dev.out" 3 "probe icmp i1 $SRV_IP interval_ms=100 dev=alit1-$$" \
+	"flow tcp-up t1 $SRV_IP 5301 dev=alitd-$$" "flow tcp-up t2 $SRV_IP 5301 dev=nosuch$$"
+tx1=$(deadend_tx)
+cat "$D/dev.out" | grep -E '^(e|sum) ' >&2
+check "probe bound to the veth (dev=alit1-$$) is answered" \
+	awk '$1 == "sum" && $2 == "i1" { r = substr($4, 10) + 0 } END { exit !(r >= 20) }' "$D/dev.out"
+check "flow bound to the dead end fails: no path from there" \
+	awk '$1 == "sum" && $2 == "t1" && / connected=0 / { f = 1 } END { exit !f }' "$D/dev.out"
+check "its frames went out of the dead end (tx_packets $tx0 -> $tx1)" [ "$tx1" -gt "$tx0" ]
+check "an unknown interface: an error event naming it" \
+	grep -q "^e t2 .*error SO_BINDTODEVICE nosuch$$ for $SRV_IP port 5301: No such device" "$D/dev.out"
+
 # ---- suites -> Flent files ---------------------------------------------
 suite_file() { # suite_file NAME ARGS... ; prints the file path
 	local name=$1

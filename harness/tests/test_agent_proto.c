@@ -65,6 +65,11 @@ static void parses_probes_serve_start(void **state)
 	assert_int_equal(
 	    agent_parse_cmd("serve udp 5202 bind=10.0.0.1", &c, &err), 0);
 	assert_string_equal(c.bind, "10.0.0.1");
+	assert_int_equal(agent_parse_cmd("flow tcp-down d 10.0.0.1 5201 "
+					 "dev=wlan1",
+					 &c, &err),
+			 0);
+	assert_string_equal(c.dev, "wlan1");
 	assert_int_equal(
 	    agent_parse_cmd("start 1700000000123 70 200", &c, &err), 0);
 	assert_true(c.start_unix_ms == 1700000000123LL);
@@ -104,6 +109,15 @@ static void rejects_bad_commands_naming_the_token(void **state)
 	assert_non_null(strstr(err.msg, "step"));
 	assert_int_equal(agent_parse_cmd("serve tcp 5201 tos=EF", &c, &err),
 			 -1);
+	assert_int_equal(agent_parse_cmd("serve tcp 5201 dev=wlan1", &c, &err),
+			 -1);
+	assert_int_equal(agent_parse_cmd("probe icmp i 1.2.3.4 "
+					 "dev=a-name-far-too-long0",
+					 &c, &err),
+			 -1);
+	assert_non_null(strstr(err.msg, "a-name-far-too-long0"));
+	assert_int_equal(
+	    agent_parse_cmd("probe icmp i 1.2.3.4 dev=../x", &c, &err), -1);
 	assert_int_equal(agent_parse_cmd("launch", &c, &err), -1);
 	assert_non_null(strstr(err.msg, "launch"));
 	assert_int_equal(agent_parse_cmd("", &c, &err), -1);

@@ -110,15 +110,25 @@ static void rrul_matches_flent(void **state)
 	char cmd[256];
 
 	assert_int_equal(suite_flow_command(&plan, 3, "10.0.0.1", 5201, 5202,
-					    cmd, sizeof(cmd)),
+					    NULL, cmd, sizeof(cmd)),
 			 0);
 	assert_string_equal(cmd, "flow tcp-up up3 10.0.0.1 5201 tos=184 "
 				 "delay_ms=5000 length_ms=60000");
 	assert_int_equal(suite_flow_command(&plan, 8, "10.0.0.1", 5201, 5202,
-					    cmd, sizeof(cmd)),
+					    NULL, cmd, sizeof(cmd)),
 			 0);
 	assert_string_equal(cmd, "probe udp udp8 10.0.0.1 5202 tos=184 "
 				 "interval_ms=5");
+	/* A station on a station host: its flows are bound to its radio. */
+	assert_int_equal(suite_flow_command(&plan, 3, "10.0.0.1", 5201, 5202,
+					    "sta3", cmd, sizeof(cmd)),
+			 0);
+	assert_string_equal(cmd, "flow tcp-up up3 10.0.0.1 5201 tos=184 "
+				 "delay_ms=5000 length_ms=60000 dev=sta3");
+	/* Too short for the dev= part: refused, not cut. */
+	assert_int_equal(suite_flow_command(&plan, 3, "10.0.0.1", 5201, 5202,
+					    "sta3", cmd, 70),
+			 -1);
 	suite_plan_free(&plan);
 }
 
@@ -234,7 +244,7 @@ static void bad_parameters_are_refused(void **state)
 	assert_int_equal(suite_expand(rrul, &p, &plan, &err), 0);
 	char cmd[256];
 
-	suite_flow_command(&plan, 0, "10.0.0.1", 1, 2, cmd, sizeof(cmd));
+	suite_flow_command(&plan, 0, "10.0.0.1", 1, 2, NULL, cmd, sizeof(cmd));
 	assert_non_null(strstr(cmd, " cc=bbr"));
 	suite_plan_free(&plan);
 }
