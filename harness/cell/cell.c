@@ -27,12 +27,17 @@ int cell_load(struct cell *c, const struct cell_paths *p, struct al_err *err)
 		const struct lab_host *h = lab_host_find(&c->lab, s->host);
 
 		if (cell_station_local(c, s)) {
-			if (s->passphrase[0]) {
+			/* The AP's host sets its stations up itself. */
+			const char *key = s->passphrase[0] ? "passphrase"
+					  : s->address[0]  ? "address"
+							   : NULL;
+
+			if (key) {
 				al_errf(err,
-					"%s:%d: station %s: passphrase: is "
-					"only for stations on a station host "
-					"(%s is the AP's host)",
-					c->topo.path, s->line, s->name,
+					"%s:%d: station %s: %s: is only for "
+					"stations on a station host (%s is "
+					"the AP's host)",
+					c->topo.path, s->line, s->name, key,
 					s->host);
 				goto fail;
 			}

@@ -306,6 +306,20 @@ int dut_run(struct dut *d, const char *cmd, const void *in, size_t inlen,
 			     status, err);
 }
 
+int dut_upload(struct dut *d, const char *local, const char *remote, int mode,
+	       int timeout_s, struct al_err *err)
+{
+	if (shell_ensure(d, timeout_s, err) < 0)
+		return -1;
+	if (!d->shell->upload)
+		return al_errf(err,
+			       "%s: shell driver %s cannot copy files (%s to "
+			       "%s)",
+			       d->host->name, d->shell->name, local, remote);
+	return d->shell->upload(d->shell_dev, local, remote, mode, NULL, NULL,
+				err);
+}
+
 int dut_run_capture(struct dut *d, const char *cmd, char **out, int *status,
 		    int timeout_s, struct al_err *err)
 {

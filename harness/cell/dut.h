@@ -71,6 +71,10 @@ int dut_wait_ready(struct dut *d, struct al_err *err);
 int dut_run(struct dut *d, const char *cmd, const void *in, size_t inlen,
 	    int out_fd, int err_fd, int *status, int timeout_s,
 	    struct al_err *err);
+/* Copies a local file to remote_path on the host (permission bits mode)
+ * through the shell driver's upload op. */
+int dut_upload(struct dut *d, const char *local, const char *remote, int mode,
+	       int timeout_s, struct al_err *err);
 /* Runs cmd and captures stdout into a malloc'd string (*out). */
 int dut_run_capture(struct dut *d, const char *cmd, char **out, int *status,
 		    int timeout_s, struct al_err *err);

@@ -70,7 +70,8 @@ static int put_var(char *buf, size_t len, size_t *off, const char *name,
 }
 
 /* The PATH and the shell variables a station's commands use: n (station),
- * r (radio), d (its directory on the host), h (host). */
+ * r (radio), d (its directory on the host), h (host), a and g (its
+ * address and gateway, may be empty). */
 static int put_station_vars(char *buf, size_t len, size_t *off,
 			    const struct topo_station *s)
 {
@@ -83,6 +84,8 @@ static int put_station_vars(char *buf, size_t len, size_t *off,
 	bad |= put_var(buf, len, off, "r", s->radio);
 	bad |= put_var(buf, len, off, "d", dir);
 	bad |= put_var(buf, len, off, "h", s->host);
+	bad |= put_var(buf, len, off, "a", s->address);
+	bad |= put_var(buf, len, off, "g", s->gateway);
 	return bad;
 }
 
@@ -129,7 +132,8 @@ int stahost_wpa_conf(const struct topology *t, const struct topo_station *s,
 }
 
 /* Ends the station's wpa_supplicant (from its pidfile; exit 1 when it
- * outlives SIGTERM by 5 s) and removes the interface airlab added: what
+ * outlives SIGTERM by 5 s), takes back the address airlab gave and removes
+ * the interface airlab added: what
  * stop does, and what start does first to an earlier instance. Needs
  * $d (the station's directory), $h and $n (host and station names). */
 #define STOP_EARLIER                                                           \
@@ -139,6 +143,9 @@ int stahost_wpa_conf(const struct topology *t, const struct topo_station *s,
 	"do sleep 0.1; k=$((k + 1)); done; if kill -0 \"$p\" 2>/dev/null; "    \
 	"then echo \"airlab: $h: station $n: wpa_supplicant (pid $p) still "   \
 	"runs 5 s after 'kill $p'\" >&2; exit 1; fi; fi; "                     \
+	"[ -s \"$d/address\" ] && ip -4 addr flush dev \"$(cat "               \
+	"\"$d/iface\")\" "                                                     \
+	"2>/dev/null; "                                                        \
 	"[ -s \"$d/created\" ] && iw dev \"$(cat \"$d/created\")\" del "       \
 	"2>/dev/null; "
 
@@ -165,6 +172,25 @@ int stahost_start_cmd(const struct topo_station *s, char *buf, size_t len,
 	    "else say \"radio '$r' is neither a wireless interface "
 	    "(/sys/class/net) nor a phy (/sys/class/ieee80211)\"; exit 3; fi; "
 	    "echo \"$i\" >\"$d/iface\"; cat >\"$d/wpa.conf\" || exit 3; "
+	    /* The station's address, and what lets several stations of one
+	     * box share a subnet: each answers ARP only for its own address
+	     * (arp_ignore, arp_announce), and a reply that comes back on
+	     * another radio than the route would pick is not dropped
+	     * (rp_filter loose). The gateway route is per interface, found
+	     * by traffic bound to it (agent dev=). */
+	    "if [ -n \"$a\" ]; then "
+	    "for k in arp_ignore=1 arp_announce=2 rp_filter=2; do "
+	    "echo \"${k#*=}\" >\"/proc/sys/net/ipv4/conf/$i/${k%=*}\" || { "
+	    "say \"interface $i: cannot set net.ipv4.conf.$i.${k%=*}\"; exit "
+	    "3; }; done; "
+	    "ip -4 addr flush dev \"$i\" && ip addr add \"$a\" dev \"$i\" && "
+	    "echo \"$a\" >\"$d/address\" && ip link set \"$i\" up || { say "
+	    "\"interface $i: 'ip addr add $a dev $i' failed\"; exit 3; }; "
+	    "if [ -n \"$g\" ]; then m=$((1000 + $(cat "
+	    "\"/sys/class/net/$i/ifindex\"))); ip route replace default via "
+	    "\"$g\" dev \"$i\" metric $m || { say \"interface $i: 'ip route "
+	    "replace default via $g dev $i metric $m' failed\"; exit 3; }; fi; "
+	    "fi; "
 	    "c=\"wpa_supplicant -B -D nl80211 -i $i -c $d/wpa.conf -P $d/pid "
 	    "-t -f $d/log\"; "
 	    "$c || { say \"interface $i: '$c' failed: $(tail -n 3 \"$d/log\" "
@@ -550,6 +576,92 @@ int stahost_report(struct stahost_set *set, const struct cell *c, double wait_s,
 		memcpy(grown + old, rows, len + 1);
 		*text = grown;
 		free(rows);
+	}
+	return 0;
+}
+
+struct dut *stahost_of(struct stahost_set *set, const struct topo_station *s)
+{
+	int k = host_index(set, s->host);
+
+	return k < 0 ? NULL : &set->hosts[k];
+}
+
+int stahost_check_traffic(const struct cell *c, struct al_err *err)
+{
+	for (int i = 0; i < c->topo.nstations; i++) {
+		const struct topo_station *s = &c->topo.stations[i];
+
+		if (!cell_station_local(c, s) && !s->address[0])
+			return al_errf(err,
+				       "%s:%d: station %s on station host %s "
+				       "has no address: (the IPv4 "
+				       "address/prefix its traffic leaves "
+				       "from, e.g. address: 10.42.0.63/24, "
+				       "with gateway: when the traffic "
+				       "server is routed)",
+				       c->topo.path, s->line, s->name, s->host);
+	}
+	return 0;
+}
+
+int stahost_agent_install(struct stahost_set *set, const char *local,
+			  struct al_err *err)
+{
+	for (int k = 0; k < set->n; k++) {
+		struct dut *h = &set->hosts[k];
+		int status;
+
+		if (host_run(h, "mkdir -p " STAHOST_DIR, NULL, &status, err) <
+		    0)
+			return -1;
+		if (status != 0)
+			return al_errf(err,
+				       "station host %s: 'mkdir -p %s' "
+				       "failed (status %d)",
+				       h->host->name, STAHOST_DIR, status);
+		if (dut_upload(h, local, STAHOST_AGENT, 0755, STAHOST_CONNECT_S,
+			       err) < 0)
+			return al_err_prefix(err,
+					     "station host %s: installing "
+					     "the agent",
+					     h->host->name);
+		fprintf(stderr, "%s: agent copied to %s\n", h->host->name,
+			STAHOST_AGENT);
+	}
+	return 0;
+}
+
+int stahost_ifaces(struct stahost_set *set, const struct cell *c,
+		   char (*ifaces)[STAHOST_IFACE_MAX], struct al_err *err)
+{
+	for (int i = 0; i < c->topo.nstations; i++) {
+		const struct topo_station *s = &c->topo.stations[i];
+		struct dut *h;
+		char cmd[256], *out = NULL;
+		int status;
+		size_t n;
+
+		ifaces[i][0] = 0;
+		if (cell_station_local(c, s) || !(h = stahost_of(set, s)))
+			continue;
+		snprintf(cmd, sizeof(cmd), "cat %s/%s/iface", STAHOST_DIR,
+			 s->name);
+		if (dut_run_capture(h, cmd, &out, &status, STAHOST_CONNECT_S,
+				    err) < 0)
+			return al_err_prefix(err, "station host");
+		n = out ? strcspn(out, "\n") : 0;
+		if (status != 0 || n == 0 || n >= STAHOST_IFACE_MAX) {
+			free(out);
+			return al_errf(err,
+				       "%s: station %s: no interface in "
+				       "%s/%s/iface (was it started? "
+				       "`airlab up`)",
+				       s->host, s->name, STAHOST_DIR, s->name);
+		}
+		memcpy(ifaces[i], out, n);
+		ifaces[i][n] = 0;
+		free(out);
 	}
 	return 0;
 }

@@ -18,6 +18,9 @@
 #include "dut.h"
 
 #define STAHOST_DIR "/run/airlab-sta"
+/* Where airlab puts its agent on a station host for a run. */
+#define STAHOST_AGENT	  STAHOST_DIR "/airlab-agent"
+#define STAHOST_IFACE_MAX 16 /* IFNAMSIZ */
 
 /* ---- pure parts ---- */
 
@@ -73,6 +76,22 @@ int stahost_report(struct stahost_set *set, const struct cell *c, double wait_s,
 /* wpa_cli reassociate for one station-host station. */
 int stahost_reassociate(struct stahost_set *set, const struct cell *c,
 			const char *station, struct al_err *err);
+/* For traffic (airlab run, sweep): each station-host station must have an
+ * address: (else -1, err naming the first without, file:line). */
+int stahost_check_traffic(const struct cell *c, struct al_err *err);
+/* Copies the local airlab-agent to STAHOST_AGENT on every station host
+ * (progress on stderr). */
+int stahost_agent_install(struct stahost_set *set, const char *local,
+			  struct al_err *err);
+/* The interface each station-host station of c drives, as its start left
+ * it in STAHOST_DIR/<station>/iface: ifaces[i] for topology station i
+ * ("" for a station on the AP's host). A station without one (not
+ * started) is an error naming it. */
+int stahost_ifaces(struct stahost_set *set, const struct cell *c,
+		   char (*ifaces)[STAHOST_IFACE_MAX], struct al_err *err);
+/* Host k of set that carries station s, or NULL. */
+struct dut *stahost_of(struct stahost_set *set, const struct topo_station *s);
+
 /* Stops every station-host station of c; -1 when any could not be
  * stopped (the others still are). */
 int stahost_stop(struct stahost_set *set, const struct cell *c,

@@ -399,10 +399,62 @@ static int write_run_json(const char *dir, const struct cell *c,
 	return rc;
 }
 
-/* Starts the agents; returns how many were started (server first). */
+/* The agent built beside this airlab binary (build/guest/airlab-agent),
+ * which is what station hosts get. */
+static int local_agent(char *buf, size_t len, struct al_err *err)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return al_errf(err, "cannot read /proc/self/exe: %s",
+			       strerror(errno));
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = 0;
+	if ((size_t)snprintf(buf, len, "%s/guest/airlab-agent", exe) >= len)
+		return al_errf(err, "path of the agent too long");
+	if (access(buf, R_OK) != 0)
+		return al_errf(err,
+			       "%s: %s (station hosts are given the agent "
+			       "built beside airlab: make %s)",
+			       buf, strerror(errno),
+			       "build/guest/airlab-agent");
+	return 0;
+}
+
+/* Where the stations of a cell on station hosts are reached: those hosts'
+ * shells, the agent installed there, each station's interface. */
+struct remote_stations {
+	struct stahost_set sh;
+	char ifaces[TOPO_MAX_STATIONS][STAHOST_IFACE_MAX];
+};
+
+static int remote_prepare(struct remote_stations *r, const struct cell *c,
+			  struct al_err *err)
+{
+	char agent[4200];
+
+	if (!stahost_first_remote(c))
+		return 0;
+	if (local_agent(agent, sizeof(agent), err) < 0 ||
+	    stahost_open(&r->sh, c, true, err) < 0)
+		return -1;
+	if (stahost_agent_install(&r->sh, agent, err) < 0 ||
+	    stahost_ifaces(&r->sh, c, r->ifaces, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* Starts the agents; returns how many were started (server first). A
+ * station on the AP's host runs in its namespace there; one on a station
+ * host runs there, its flows bound to its interface. */
 static int spawn_agents(struct dut *d, const struct cell *c,
-			struct suite_agent *server, struct suite_agent *sta,
-			pid_t *pids, struct al_err *err)
+			struct remote_stations *r, struct suite_agent *server,
+			struct suite_agent *sta, pid_t *pids,
+			struct al_err *err)
 {
 	char cmd[256];
 
@@ -412,9 +464,24 @@ static int spawn_agents(struct dut *d, const struct cell *c,
 		      err) < 0)
 		return 0;
 	for (int i = 0; i < c->topo.nstations; i++) {
-		snprintf(cmd, sizeof(cmd), AGENT_CMD, c->topo.stations[i].name);
-		sta[i].host = c->topo.stations[i].name;
-		if (dut_spawn(d, cmd, &sta[i].to_fd, &sta[i].from_fd,
+		const struct topo_station *s = &c->topo.stations[i];
+		struct dut *h = d;
+
+		sta[i].host = s->name;
+		sta[i].dev = NULL;
+		if (cell_station_local(c, s)) {
+			snprintf(cmd, sizeof(cmd), AGENT_CMD, s->name);
+		} else {
+			h = stahost_of(&r->sh, s);
+			snprintf(cmd, sizeof(cmd), "%s", STAHOST_AGENT);
+			sta[i].dev = r->ifaces[i];
+		}
+		if (!h) {
+			al_errf(err, "station %s: host %s is not open", s->name,
+				s->host);
+			return i + 1;
+		}
+		if (dut_spawn(h, cmd, &sta[i].to_fd, &sta[i].from_fd,
 			      &pids[i + 1], 30, err) < 0)
 			return i + 1;
 	}
@@ -457,6 +524,7 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 	struct suite_agent server = {0};
 	static struct cell_state st;
 	static struct cell c;
+	static struct remote_stations remote;
 	struct suite_plan plan;
 	struct suite_outcome res = {0};
 	struct run_record rec = {0};
@@ -476,7 +544,8 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 	}
 	if (cli_cell_load(&c, o) < 0)
 		return 2;
-	if (cli_refuse_stahost("airlab run", &c) < 0) {
+	if (stahost_check_traffic(&c, &err) < 0) {
+		fprintf(stderr, "airlab run: %s\n", err.msg);
 		cell_free(&c);
 		return 2;
 	}
@@ -543,14 +612,21 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 	 * them. */
 	static struct airtime_both air0, air1;
 	airtime_snapshot(&d, &c, st.rows, st.n, &air0);
-	nagents = spawn_agents(&d, &c, &server, sta, pids, &err);
+	memset(&remote, 0, sizeof(remote));
+	if (remote_prepare(&remote, &c, &err) < 0)
+		nagents = -1;
+	else
+		nagents =
+		    spawn_agents(&d, &c, &remote, &server, sta, pids, &err);
 	if (nagents == c.topo.nstations + 1) {
 		struct suite_run_opts ro = {.server_addr = SERVER_ADDR};
 		rc = suite_run(&plan, &server, sta, &ro, &f, &res, &err);
 	} else {
 		rc = -1;
 	}
-	reap_agents(&server, sta, pids, nagents);
+	if (nagents > 0)
+		reap_agents(&server, sta, pids, nagents);
+	stahost_close(&remote.sh);
 	rec.end = unix_now();
 	airtime_snapshot(&d, &c, st.rows, st.n, &air1);
 	airtime_result(&rec.air[0], "medium", &air0.medium, &air1.medium,

@@ -1,7 +1,9 @@
 #include "topology.h"
 #include "ydoc.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Radios, RF paths and links end up in interface, phy and netns commands
@@ -14,7 +16,8 @@ static const char *const ap_keys[] = {
     "host", "radio", "ssid", "passphrase", "channel", "basic_rates", NULL};
 static const char *const server_keys[] = {"host", "link", NULL};
 static const char *const station_keys[] = {
-    "name", "host", "radio", "path", "base_loss_db", "ht", "passphrase", NULL};
+    "name", "host",	  "radio",   "path",	"base_loss_db",
+    "ht",   "passphrase", "address", "gateway", NULL};
 
 /* WPA2-PSK passphrase: 8..63 printable ASCII characters. */
 static int passphrase_ok(const char *p)
@@ -25,6 +28,24 @@ static int passphrase_ok(const char *p)
 		if ((unsigned char)p[i] < 0x20 || (unsigned char)p[i] > 0x7e)
 			return 0;
 	return n >= 8 && n <= 63;
+}
+
+/* "10.42.0.63/24": a dotted IPv4 address and a prefix of 1..32. */
+static int ipv4_cidr_ok(const char *v)
+{
+	char addr[16];
+	const char *slash = strchr(v, '/');
+	struct in_addr a;
+	char *end;
+	long plen;
+
+	if (!slash || (size_t)(slash - v) >= sizeof(addr))
+		return 0;
+	memcpy(addr, v, (size_t)(slash - v));
+	addr[slash - v] = '\0';
+	plen = strtol(slash + 1, &end, 10);
+	return inet_pton(AF_INET, addr, &a) == 1 && slash[1] && !*end &&
+	       plen >= 1 && plen <= 32;
 }
 
 /* "basic_rates: 6 12 24": BSS basic rates in Mb/s, each a legacy rate of
@@ -233,6 +254,30 @@ static int load_station(struct topology *t, struct ydoc *d, yaml_node_t *n,
 				 "%s: passphrase must be 8..63 printable "
 				 "ASCII characters (WPA2-PSK)",
 				 what);
+	if (ydoc_get_str(d, n, "address", what, 0, s->address,
+			 sizeof(s->address), err) < 0 ||
+	    ydoc_get_str(d, n, "gateway", what, 0, s->gateway,
+			 sizeof(s->gateway), err) < 0)
+		return -1;
+	if (ydoc_get(d, n, "address", NULL) && !ipv4_cidr_ok(s->address))
+		return ydoc_errf(d, ydoc_get(d, n, "address", NULL), err,
+				 "%s: address '%s' is not an IPv4 "
+				 "address/prefix (10.42.0.63/24)",
+				 what, s->address);
+	if (ydoc_get(d, n, "gateway", NULL)) {
+		struct in_addr a;
+
+		if (inet_pton(AF_INET, s->gateway, &a) != 1)
+			return ydoc_errf(d, ydoc_get(d, n, "gateway", NULL),
+					 err,
+					 "%s: gateway '%s' is not an IPv4 "
+					 "address",
+					 what, s->gateway);
+		if (!s->address[0])
+			return ydoc_errf(d, ydoc_get(d, n, "gateway", NULL),
+					 err,
+					 "%s: gateway: needs address:", what);
+	}
 
 	for (int i = 0; i < t->nstations; i++) {
 		const struct topo_station *o = &t->stations[i];

@@ -19,6 +19,12 @@ struct topo_station {
 	/* "passphrase:": the station's own (8..63), "" = the AP's. Only
 	 * stations on a station host may set it (cell_load). */
 	char passphrase[64];
+	/* Station hosts only (cell_load): "address:" the IPv4 address/prefix
+	 * the station's traffic leaves from ("" = none: it carries no
+	 * traffic), "gateway:" the router to the traffic server ("" = the
+	 * server is on the station's link). */
+	char address[20];
+	char gateway[16];
 	int line;
 };
 

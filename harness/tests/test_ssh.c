@@ -532,6 +532,34 @@ static void test_host_key_setting_required(void **state)
 	free_lab(lab);
 }
 
+/* exec_prefix wraps every command (sudo, ip netns exec): the command,
+ * quotes and all, reaches sh -c whole; stdin and status pass through. An
+ * unknown setting is refused with its line. */
+static void test_exec_prefix(void **state)
+{
+	struct lab *lab = new_lab(server_port);
+	struct shell_dev *d;
+	struct capture c;
+	struct al_err err;
+
+	(void)state;
+	set(shell_of(lab), "exec_prefix", "env AIRLAB_PREFIXED=yes");
+	d = open_ok(lab);
+	run_capture(d, "echo \"$AIRLAB_PREFIXED 'q'\"; cat; exit 7", "in\n", 3,
+		    &c);
+	if (c.rc < 0)
+		fail_msg("run: %s", c.err.msg);
+	assert_int_equal(c.status, 7);
+	assert_string_equal(c.out, "yes 'q'\nin\n");
+	capture_free(&c);
+	shell_ssh_ops.close(d);
+	set(shell_of(lab), "exec_prefx", "sudo");
+	assert_int_equal(open_lab(lab, OPEN_TIMEOUT_MS, &d, &err), -1);
+	assert_contains(err.msg, "dut1 shell (driver ssh): unknown setting "
+				 "'exec_prefx'");
+	free_lab(lab);
+}
+
 static void test_nothing_listening_times_out(void **state)
 {
 	int port = db_free_port();
@@ -973,6 +1001,7 @@ int main(void)
 	    cmocka_unit_test(test_known_hosts_changed_key),
 	    cmocka_unit_test(test_known_hosts_settings),
 	    cmocka_unit_test(test_upload),
+	    cmocka_unit_test(test_exec_prefix),
 	    cmocka_unit_test(test_nothing_listening_times_out),
 	    cmocka_unit_test(test_dropping_listener_times_out),
 	    cmocka_unit_test(test_silent_listener_times_out),

@@ -330,6 +330,51 @@ static void station_passphrase(void **state)
 	assert_string_equal(topo->stations[1].passphrase, "");
 }
 
+/* address: and gateway: (the station's traffic source and router). */
+static int load_addr(const char *extra, struct al_err *err)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text),
+		 "cell: addr\n"
+		 "ap: {host: dut1, radio: radio0, ssid: s, passphrase: "
+		 "12345678, channel: 1}\n"
+		 "server: {host: dut1, link: veth}\n"
+		 "stations:\n"
+		 "  - {name: s1, host: dut1, radio: r1, path: p1, "
+		 "base_loss_db: 1%s}\n",
+		 extra);
+	return topology_load_buf(topo, "addr.yaml", text, strlen(text), NULL,
+				 err);
+}
+
+static void station_address(void **state)
+{
+	struct al_err err;
+
+	(void)state;
+	if (load_addr(", address: 10.42.0.63/24, gateway: 10.42.0.1", &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(topo->stations[0].address, "10.42.0.63/24");
+	assert_string_equal(topo->stations[0].gateway, "10.42.0.1");
+	assert_int_equal(load_addr("", &err), 0);
+	assert_string_equal(topo->stations[0].address, "");
+	assert_int_equal(load_addr(", address: 10.42.0.63", &err), -1);
+	assert_err_at(&err, "addr.yaml", 5,
+		      "station s1: address '10.42.0.63' is not an IPv4 "
+		      "address/prefix (10.42.0.63/24)");
+	assert_int_equal(load_addr(", address: 10.42.0.300/24", &err), -1);
+	assert_int_equal(load_addr(", address: 10.42.0.3/33", &err), -1);
+	assert_int_equal(load_addr(", address: 10.42.0.3/", &err), -1);
+	assert_int_equal(
+	    load_addr(", address: 10.42.0.3/24, gateway: router", &err), -1);
+	assert_err_at(&err, "addr.yaml", 5,
+		      "station s1: gateway 'router' is not an IPv4 address");
+	assert_int_equal(load_addr(", gateway: 10.42.0.1", &err), -1);
+	assert_err_at(&err, "addr.yaml", 5,
+		      "station s1: gateway: needs address:");
+}
+
 static void radios_are_per_host(void **state)
 {
 	struct lab *lab = calloc(1, sizeof(*lab));
@@ -439,6 +484,7 @@ int main(void)
 	    cmocka_unit_test(generated_129_is_too_many),
 	    cmocka_unit_test(channels_and_numbers),
 	    cmocka_unit_test(radios_are_per_host),
+	    cmocka_unit_test(station_address),
 	    cmocka_unit_test(station_passphrase),
 	    cmocka_unit_test(unknown_host_names_lab),
 	};

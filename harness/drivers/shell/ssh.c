@@ -11,7 +11,9 @@
  * replaces the old one in the file) or insecure_accept_any_host_key: yes;
  * connect_timeout_s (10: one connection attempt, and every later blocking
  * SSH request), alive_timeout_s (30: longest silence of the server while a
- * command runs; it is probed with keepalives). */
+ * command runs; it is probed with keepalives), exec_prefix (a command every
+ * remote command runs under, given as `sh -c CMD`: "sudo" for a login that
+ * is not root, "ip netns exec stabox" for radios kept in a namespace). */
 #include "../driver.h"
 #include "../../util/clock.h"
 #include "../../util/shquote.h"
@@ -47,6 +49,7 @@ struct shell_dev {
 	char where[LAB_NAME_MAX * 3 + 16]; /* user@host:port */
 	int connect_timeout_ms;
 	int alive_timeout_ms;
+	char exec_prefix[256];
 	struct ssh_counter_struct rx; /* packets from the server: liveness */
 };
 
@@ -455,6 +458,31 @@ static int read_config(struct open_cfg *c, struct shell_dev *d,
 	char *end;
 	long port = 22;
 
+	static const char *const known[] = {"host",
+					    "port",
+					    "user",
+					    "key",
+					    "known_host_key",
+					    "known_hosts",
+					    "host_key_policy",
+					    "insecure_accept_any_host_key",
+					    "connect_timeout_s",
+					    "alive_timeout_s",
+					    "exec_prefix"};
+	const char *prefix;
+
+	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
+			       err) < 0)
+		return -1;
+	prefix = lab_param(t->binding, "exec_prefix");
+	if (prefix && (!*prefix || strlen(prefix) >= sizeof(d->exec_prefix)))
+		return al_errf(err,
+			       "%s:%d: %s: shell setting exec_prefix is empty "
+			       "or longer than %zu characters",
+			       t->lab->path, t->binding->line, t->host->name,
+			       sizeof(d->exec_prefix) - 1);
+	snprintf(d->exec_prefix, sizeof(d->exec_prefix), "%s",
+		 prefix ? prefix : "");
 	c->host = lab_param(t->binding, "host");
 	c->user = lab_param(t->binding, "user");
 	if (!c->host || !c->user)
@@ -852,14 +880,29 @@ static int ssh_exec(struct shell_dev *d, const char *cmd,
 	};
 	ssh_channel ch;
 	int rc = -1, status;
+	char *wrapped = NULL;
 
 	if (!stdin_data)
 		stdin_len = 0;
+	if (d->exec_prefix[0]) {
+		size_t len = strlen(d->exec_prefix) + sh_quoted_len(cmd) + 16,
+		       off;
+
+		wrapped = malloc(len);
+		if (!wrapped)
+			return al_errf(err, "%s: out of memory", d->dev);
+		off =
+		    (size_t)snprintf(wrapped, len, "%s sh -c ", d->exec_prefix);
+		sh_quote(wrapped, len, &off, cmd);
+		cmd = wrapped;
+	}
 	ssh_callbacks_init(&cb);
 	ch = ssh_channel_new(d->session);
-	if (!ch)
+	if (!ch) {
+		free(wrapped);
 		return al_errf(err, "%s: %s: cannot create an SSH channel: %s",
 			       d->dev, d->where, ssh_get_error(d->session));
+	}
 	if (ssh_set_channel_callbacks(ch, &cb) != SSH_OK) {
 		al_errf(err, "%s: %s: cannot set channel callbacks", d->dev,
 			d->where);
@@ -907,6 +950,7 @@ out:
 	ssh_remove_channel_callbacks(ch, &cb);
 	ssh_channel_close(ch);
 	ssh_channel_free(ch);
+	free(wrapped);
 	return rc;
 }
 
