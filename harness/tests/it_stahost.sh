@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Integration test of stations on a station host, at the wire: the lab has
 # the virtual DUT dut1 (the AP, two stations of its own, two spare hwsim
-# radios) and a station host stahost1 that has only a shell binding, SSH
-# to the same guest: the guest plays the station box. airlab drives
-# stahost1's stations over SSH with wpa_supplicant in the guest's root
-# namespace: sta3 on the spare radio's interface, sta4 on an interface
-# airlab adds on the spare phy.
+# radios in the guest's namespace "stabox") and a station host stahost1
+# that has only a shell binding, SSH to the same guest with exec_prefix
+# "ip netns exec stabox": the guest plays the station box, whose only way
+# to the traffic server is over the air. airlab drives stahost1's stations
+# over SSH: sta3 on the spare radio's interface, sta4 on an interface
+# airlab adds on the spare phy, both in one subnet on one box, and runs
+# traffic from them with the agent it copies there.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -30,6 +32,7 @@ awk -v port="$port" -v closed="$closed" -v img="$ROOT/build/dut-image" '
 		print "      key: \"{images}/ssh/id_ed25519\""
 		print "      known_host_key: \"{images}/ssh/dropbear_ed25519_host_key.pub\""
 		print "      connect_timeout_s: 3"
+		print "      exec_prefix: /usr/sbin/ip netns exec stabox"
 	}
 	print ""
 }
@@ -44,12 +47,12 @@ server: {host: dut1, link: veth}
 stations:
   - {name: sta1, host: dut1, radio: radio1, path: path1, base_loss_db: 50}
   - {name: sta2, host: dut1, radio: radio2, path: path2, base_loss_db: 55}
-  - {name: sta3, host: stahost1, radio: spare1, path: path3, base_loss_db: 60}
+  - {name: sta3, host: stahost1, radio: spare1, path: path3, base_loss_db: 60, address: 10.42.0.63/24, gateway: 10.42.0.1}
   - {name: sta4, host: ${3:-stahost1}, radio: sparephy2, path: path4, base_loss_db: 60${2:-}}
 ${4:-}
 EOF
 }
-topo "$work/good.yaml"
+topo "$work/good.yaml" ", address: 10.42.0.64/24, gateway: 10.42.0.1"
 topo "$work/badpsk.yaml" ", passphrase: not-the-cell-psk" stahost1 \
 	"  - {name: sta5, host: stahost1, radio: nosuch0, path: path4, base_loss_db: 60}"
 topo "$work/unreach.yaml" "" stahost2
@@ -60,8 +63,10 @@ cleanup() {
 	if [ -n "${AIRLAB_KEEP:-}" ]; then echo "# kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
-# on_guest CMD: a shell command in the guest (root namespace).
+# on_guest CMD: a shell command in the guest (root namespace); on_box: in
+# the station box's namespace.
 on_guest() { al shell dut1 -- sh -c "$1"; }
+on_box() { al shell dut1 -- /usr/sbin/ip netns exec stabox sh -c "$1"; }
 # Command lines of the guest's wpa_supplicant processes.
 GUEST_WPA='for p in /proc/[0-9]*; do tr "\0" " " <$p/cmdline 2>/dev/null; echo; done | grep "^wpa_supplicant "'
 
@@ -108,20 +113,26 @@ check "dut1's cell.conf lists only its own 2 stations" \
 	"$(grep -cE 'sta3|sta4' <<<"$conf")" -eq 0
 check "dut1 left the spare radios alone (no netns for sta3/sta4)" \
 	on_guest '! [ -e /run/netns/sta3 ] && ! [ -e /run/netns/sta4 ]'
-# Network namespace of each station-host wpa_supplicant against PID 1's,
+# Network namespace of each station-host wpa_supplicant against stabox's,
 # and sta1's (a dut1 station in its own namespace) as the counter-check.
-ns=$(on_guest 'r=$(readlink /proc/1/ns/net); for s in sta3 sta4; do
-	p=$(cat /run/airlab-sta/$s/pid) && [ "$(readlink /proc/$p/ns/net)" = "$r" ] && echo "$s root"; done
+ns=$(on_guest 'r="net:[$(stat -L -c %i /run/netns/stabox)]"; for s in sta3 sta4; do
+	p=$(cat /run/airlab-sta/$s/pid) && [ "$(readlink /proc/$p/ns/net)" = "$r" ] && echo "$s stabox"; done
 	p=$(cat /run/airlab/sta/sta1.pid); [ "$(readlink /proc/$p/ns/net)" = "$r" ] || echo "sta1 netns"')
 echo "$ns"
-check "sta3's and sta4's wpa_supplicant run in the guest's root namespace" \
-	test "$(grep -c ' root$' <<<"$ns")" -eq 2
+check "sta3's and sta4's wpa_supplicant run in the station box's namespace" \
+	test "$(grep -c ' stabox$' <<<"$ns")" -eq 2
 check "sta1's runs in its own namespace (the check tells them apart)" \
 	grep -q '^sta1 netns$' <<<"$ns"
 check "sta3 drives the spare1 interface as it is" \
 	grep -q -- '-i spare1 ' <<<"$(on_guest "$GUEST_WPA")"
 check "sta4 drives interface sta4 that airlab added on phy sparephy2" \
-	test "$(on_guest 'cat /sys/class/net/sta4/phy80211/name')" = sparephy2
+	test "$(on_box 'cat /sys/class/net/sta4/phy80211/name')" = sparephy2
+addrs=$(on_box 'ip -4 -o addr show; ip route show')
+echo "$addrs"
+check "sta3 and sta4 have their addresses (one subnet, one box)" \
+	test "$(grep -cE ' (spare1 +inet 10\.42\.0\.63/24|sta4 +inet 10\.42\.0\.64/24) ' <<<"$addrs")" -eq 2
+check "each has its own default route via the AP" \
+	test "$(grep -cE '^default via 10\.42\.0\.1 dev (spare1|sta4) +metric 10[0-9][0-9]' <<<"$addrs")" -eq 2
 
 al --topology "$work/good.yaml" status >"$work/status.out" 2>"$work/status.err"
 rc=$?
@@ -144,12 +155,50 @@ check "sta3 associated again after reassociate ($n CTRL-EVENT-CONNECTED)" \
 al --topology "$work/good.yaml" reassociate sta9 2>/dev/null
 check "reassociate of a station not in the topology exits 2" test $? -eq 2
 
-# -- traffic from a station host is refused, not skipped ------------------
-out=$(al --topology "$work/good.yaml" run ping --length 5 --variant mac80211-6.12 2>&1)
+# -- traffic: every station's flows from its own radio --------------------
+# Bytes each station-box radio sent, before and after.
+box_tx() { on_box 'for i in spare1 sta4; do printf "%s " $(cat /sys/class/net/$i/statistics/tx_bytes); done'; }
+tx0=$(box_tx)
+al --topology "$work/good.yaml" run rtt_fair --length 10 --variant mac80211-6.12 \
+	--out "$work/results" >"$work/run.out" 2>"$work/run.err"
 rc=$?
-check "run with station-host stations exits 2 (got $rc)" test $rc -eq 2
-check "run says which station and host, and why" \
-	grep -q 'station sta3 is on station host stahost1: traffic from a station host is not supported yet' <<<"$out"
+tx1=$(box_tx)
+cat "$work/run.out"
+grep -E '^stahost1: ' "$work/run.err"
+if [ $rc -eq 0 ]; then ok "rtt_fair with two stations on stahost1: complete (exit 0)"; else
+	not_ok "rtt_fair exited $rc"; tail -n 20 "$work/run.err"; fi
+check "the agent was copied to stahost1" grep -q '^stahost1: agent copied to /run/airlab-sta/airlab-agent$' "$work/run.err"
+runjson=$(ls "$work"/results/*/run.json 2>/dev/null | head -n1)
+check "run.json: complete, every flow connected" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["summary"] if "summary" in r else r
+print(r["status"], s.get("flows"), s.get("flows_connected"))
+assert r["status"] == "complete"
+assert s["flows"] == s["flows_connected"] > 0' "${runjson:-/nonexistent}"
+# Goodput of sta3's and sta4's flows (mean Mbit/s over the load window).
+gp=$(python3 -c '
+import gzip, json, sys, glob
+f = glob.glob(sys.argv[1] + "/*/*.flent.gz")[0]
+d = json.load(gzip.open(f))
+for k, v in d["results"].items():
+    if ("sta3" in k or "sta4" in k) and "TCP" in k:
+        xs = [x for x in v if x is not None]
+        print("%s %.2f" % (k.replace(" ", "_"), sum(xs) / max(len(xs), 1)))' "$work/results" 2>&1)
+echo "$gp"
+check "sta3's and sta4's TCP upload and download all moved data" \
+	test "$(awk '$2 > 0.1' <<<"$gp" | wc -l)" -eq 4
+read -r a0 b0 <<<"$tx0"
+read -r a1 b1 <<<"$tx1"
+echo "# station box radios sent: spare1 $((a1 - a0)) bytes, sta4 $((b1 - b0)) bytes"
+check "each station's traffic left from its own radio (>= 200 kB each)" \
+	test $((a1 - a0)) -ge 200000 -a $((b1 - b0)) -ge 200000
+out=$(al --topology "$work/badpsk.yaml" run ping --length 5 --variant mac80211-6.12 2>&1)
+rc=$?
+check "a station-host station without address: is refused before anything starts (exit $rc)" \
+	test $rc -eq 2
+check "the error names the file, line and station" \
+	grep -q "badpsk.yaml:[0-9]*: station sta4 on station host stahost1 has no address:" <<<"$out"
 
 # -- a station host that cannot be reached --------------------------------
 out=$(al --topology "$work/unreach.yaml" status 2>&1)
@@ -171,7 +220,9 @@ check "no wpa_supplicant left for spare1 or sta4" \
 check "dut1's own stations still run" \
 	test "$(grep -cE -- '-c /run/airlab/sta/sta[12]\.conf' <<<"$left")" -eq 2
 check "the interface airlab added on sparephy2 is gone" \
-	on_guest '! [ -e /sys/class/net/sta4 ] && [ -e /sys/class/net/spare1 ]'
+	on_box '! [ -e /sys/class/net/sta4 ] && [ -e /sys/class/net/spare1 ]'
+check "spare1 has its address taken back" \
+	test -z "$(on_box 'ip -4 -o addr show dev spare1')"
 al --topology "$work/good.yaml" status >"$work/status2.out" 2>&1
 check "status: sta3 and sta4 not running, sta1 and sta2 associated" \
 	test "$(grep -cE '^sta[34] +no .*NOT_RUNNING$' "$work/status2.out")" -eq 2 -a \

@@ -115,7 +115,9 @@ static void sha256_of(const char *path, char out[65])
 
 /* ---- the DUT: sshd, its supervisor and the fake sysupgrade ---- */
 
-static void write_sshd_config(bool sftp)
+/* sftp: the program of the SFTP subsystem ("internal-sftp"), NULL for
+ * none. */
+static void write_sshd_config(const char *sftp)
 {
 	char text[4096];
 
@@ -134,9 +136,9 @@ static void write_sshd_config(bool sftp)
 		 "PrintLastLog no\n"
 		 /* the fake sysupgrade first on the command's PATH */
 		 "SetEnv PATH=%s/bin:/usr/sbin:/usr/bin:/sbin:/bin\n"
-		 "%s",
-		 fx.dir, fx.dir, fx.dir,
-		 sftp ? "Subsystem sftp internal-sftp\n" : "");
+		 "%s%s%s",
+		 fx.dir, fx.dir, fx.dir, sftp ? "Subsystem sftp " : "",
+		 sftp ? sftp : "", sftp ? "\n" : "");
 	write_file("sshd_config", text);
 }
 
@@ -234,7 +236,7 @@ static int dut_setup(void **state)
 		return -1;
 	if (db_sh("ssh-keygen -q -t ed25519 -N '' -C first -f '%s'", key))
 		return -1;
-	write_sshd_config(true);
+	write_sshd_config("internal-sftp");
 	write_script("bin/sysupgrade", sysupgrade_sh);
 	write_script("supervise.sh", supervise_sh);
 	port = db_free_port();
@@ -700,7 +702,7 @@ static void test_upload_without_sftp_subsystem(void **state)
 	(void)state;
 	prepare("ok", "r100-old", "r200-new");
 	learn_host_key();
-	write_sshd_config(false);
+	write_sshd_config(NULL);
 	restart_sshd();
 	bench_open(&b, "", "");
 	t0 = db_now_ms();
@@ -709,7 +711,18 @@ static void test_upload_without_sftp_subsystem(void **state)
 		      IMAGE_LEN, (long long)(db_now_ms() - t0));
 	/* cat has no progress to tell but the end */
 	assert_int_equal(p.calls, 1);
-	write_sshd_config(true);
+	lab_free(&b.lab);
+
+	/* A subsystem whose program is missing (dropbear without
+	 * sftp-server, as OpenWrt ships it): the channel opens, then
+	 * closes without a version. libssh's sftp_init() would spin. */
+	write_sshd_config("/nonexistent/sftp-server");
+	restart_sshd();
+	bench_open(&b, "", "");
+	memset(&p, 0, sizeof(p));
+	upload_checked(&b, &p);
+	assert_int_equal(p.calls, 1);
+	write_sshd_config("internal-sftp");
 	restart_sshd();
 	lab_free(&b.lab);
 }

@@ -5,8 +5,9 @@
  * initramfs, so the guest finds it at /etc/airlab/cell.conf.
  *
  * Setting: spare_radios (0): hwsim radios the guest creates beyond the
- * cell's and leaves alone in its root namespace, named spare1.. (netdev)
- * and sparephy1.. (phy), for a station host that is the same guest.
+ * cell's and leaves alone in the network namespace "stabox", named
+ * spare1.. (netdev) and sparephy1.. (phy), for a station host that is the
+ * same guest (its shell: exec_prefix "ip netns exec stabox").
  *
  * The new image is assembled in flash.new/ and swapped in with one rename,
  * so an interrupted flash never leaves a half image behind. */

@@ -1136,6 +1136,37 @@ out:
 	return rc;
 }
 
+/* Whether the server answers SFTP's version handshake: a subsystem channel
+ * gets SSH_FXP_INIT and must send something back within the request
+ * time. libssh's sftp_init() spins forever on a server that accepts the
+ * subsystem but whose sftp-server is missing (dropbear, as OpenWrt ships
+ * it, runs the missing program and closes the channel), so it is only
+ * called after this said yes. */
+static bool sftp_answers(struct shell_dev *d, char *why, size_t len)
+{
+	static const unsigned char init[9] = {0, 0, 0, 5, 1, 0, 0, 0, 3};
+	unsigned char reply[4];
+	ssh_channel ch = ssh_channel_new(d->session);
+	int n = -1;
+
+	snprintf(why, len, "the subsystem request was refused");
+	if (ch && ssh_channel_open_session(ch) == SSH_OK &&
+	    ssh_channel_request_subsystem(ch, "sftp") == SSH_OK &&
+	    ssh_channel_write(ch, init, sizeof(init)) == (int)sizeof(init)) {
+		n = ssh_channel_read_timeout(ch, reply, sizeof(reply), 0,
+					     d->connect_timeout_ms);
+		snprintf(why, len, "%s",
+			 n > 0	   ? ""
+			 : n == 0 ? "the subsystem closed without a version"
+				  : ssh_get_error(d->session));
+	}
+	if (ch) {
+		ssh_channel_close(ch);
+		ssh_channel_free(ch);
+	}
+	return n > 0;
+}
+
 static int ssh_upload(struct shell_dev *d, const char *local,
 		      const char *remote, int mode, shell_progress_fn progress,
 		      void *progress_ctx, struct al_err *err)
@@ -1144,6 +1175,8 @@ static int ssh_upload(struct shell_dev *d, const char *local,
 	sftp_session sf = NULL;
 	struct stat st;
 	int rc = -1;
+	char why[256];
+	bool have_sftp;
 
 	if (fd < 0)
 		return al_errf(err, "%s: upload: %s: %s", d->dev, local,
@@ -1158,15 +1191,20 @@ static int ssh_upload(struct shell_dev *d, const char *local,
 			local);
 		goto out;
 	}
-	sf = sftp_new(d->session);
-	if (!sf || sftp_init(sf) != SSH_OK) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "%s",
-			 sf ? sftp_error_text(sf) : ssh_get_error(d->session));
-		if (sf)
-			sftp_free(sf);
-		sf = NULL;
+	have_sftp = sftp_answers(d, why, sizeof(why));
+	if (have_sftp) {
+		sf = sftp_new(d->session);
+		if (!sf || sftp_init(sf) != SSH_OK) {
+			have_sftp = false;
+			snprintf(why, sizeof(why), "%s",
+				 sf ? sftp_error_text(sf)
+				    : ssh_get_error(d->session));
+			if (sf)
+				sftp_free(sf);
+			sf = NULL;
+		}
+	}
+	if (!have_sftp) {
 		if (ssh_get_status(d->session) &
 		    (SSH_CLOSED | SSH_CLOSED_ERROR)) {
 			al_errf(err,
