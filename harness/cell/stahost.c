@@ -149,18 +149,30 @@ int stahost_wpa_conf(const struct topology *t, const struct topo_station *s,
 	"[ -s \"$d/created\" ] && iw dev \"$(cat \"$d/created\")\" del "       \
 	"2>/dev/null; "
 
-int stahost_start_cmd(const struct topo_station *s, char *buf, size_t len,
-		      struct al_err *err)
+int stahost_start_cmd(const struct topo_station *s, bool keep, char *buf,
+		      size_t len, struct al_err *err)
 {
 	size_t off = 0;
 	int bad = put_station_vars(buf, len, &off, s);
 
-	/* An earlier instance goes first (as stahost_stop_cmd), then the
-	 * interface: the radio as it is, or one added on the phy. */
+	/* With keep, a supplicant that runs with this configuration and
+	 * address stays (exit STAHOST_KEPT): its association, interface and
+	 * rate mask are what a sweep set up. Otherwise an earlier instance
+	 * goes first (as stahost_stop_cmd), then the interface: the radio as
+	 * it is, or one added on the phy. */
+	bad |= put(buf, len, &off, "%s",
+		   "; say() { echo \"airlab: $h: station $n: $*\" >&2; }; "
+		   "w=$(cat); ");
+	if (keep)
+		bad |= put(buf, len, &off,
+			   "if [ -s \"$d/pid\" ] && kill -0 \"$(cat "
+			   "\"$d/pid\")\" 2>/dev/null && [ \"$w\" = \"$(cat "
+			   "\"$d/wpa.conf\" 2>/dev/null)\" ] && [ \"$a $g\" = "
+			   "\"$(cat \"$d/net\" 2>/dev/null)\" ]; then exit %d; "
+			   "fi; ",
+			   STAHOST_KEPT);
 	bad |= put(
-	    buf, len, &off, "%s%s%s",
-	    "; say() { echo \"airlab: $h: station $n: $*\" >&2; }; ",
-	    STOP_EARLIER,
+	    buf, len, &off, "%s%s", STOP_EARLIER,
 	    "rm -rf \"$d\" && mkdir -p \"$d/ctrl\" || { say \"cannot create "
 	    "$d\"; exit 3; }; "
 	    "if [ -e \"/sys/class/net/$r/phy80211\" ]; then i=$r; "
@@ -171,7 +183,8 @@ int stahost_start_cmd(const struct topo_station *s, char *buf, size_t len,
 	    "}; fi; echo \"$i\" >\"$d/created\"; "
 	    "else say \"radio '$r' is neither a wireless interface "
 	    "(/sys/class/net) nor a phy (/sys/class/ieee80211)\"; exit 3; fi; "
-	    "echo \"$i\" >\"$d/iface\"; cat >\"$d/wpa.conf\" || exit 3; "
+	    "echo \"$i\" >\"$d/iface\"; printf '%s\\n' \"$w\" "
+	    ">\"$d/wpa.conf\" && echo \"$a $g\" >\"$d/net\" || exit 3; "
 	    /* The station's address, and what lets several stations of one
 	     * box share a subnet: each answers ARP only for its own address
 	     * (arp_ignore, arp_announce), and a reply that comes back on
@@ -446,7 +459,7 @@ static int host_run(struct dut *h, const char *cmd, const char *in, int *status,
 	return 0;
 }
 
-int stahost_start(struct stahost_set *set, const struct cell *c,
+int stahost_start(struct stahost_set *set, const struct cell *c, bool keep,
 		  struct al_err *err)
 {
 	static char cmd[8192], conf[4096];
@@ -460,10 +473,15 @@ int stahost_start(struct stahost_set *set, const struct cell *c,
 			continue;
 		if (stahost_wpa_conf(&c->topo, s, conf, sizeof(conf), err) <
 			0 ||
-		    stahost_start_cmd(s, cmd, sizeof(cmd), err) < 0 ||
+		    stahost_start_cmd(s, keep, cmd, sizeof(cmd), err) < 0 ||
 		    host_run(&set->hosts[k], cmd, conf, &status, err) < 0)
 			return -1;
-		if (status != 0) {
+		if (status == STAHOST_KEPT) {
+			fprintf(stderr,
+				"%s: station %s: wpa_supplicant on %s already "
+				"runs with this configuration: kept\n",
+				s->host, s->name, s->radio);
+		} else if (status != 0) {
 			fprintf(stderr,
 				"airlab: %s: station %s (radio %s): starting "
 				"wpa_supplicant failed with status %d (the "

@@ -32,9 +32,12 @@ int stahost_wpa_conf(const struct topology *t, const struct topo_station *s,
 		     char *buf, size_t len, struct al_err *err);
 
 /* The shell command that (re)starts station s on its host, reading the
- * configuration from stdin. */
-int stahost_start_cmd(const struct topo_station *s, char *buf, size_t len,
-		      struct al_err *err);
+ * configuration from stdin. With keep, a station already running with
+ * that configuration and address is left as it is: the command exits
+ * STAHOST_KEPT. */
+#define STAHOST_KEPT 10
+int stahost_start_cmd(const struct topo_station *s, bool keep, char *buf,
+		      size_t len, struct al_err *err);
 /* The shell command that stops station s (wpa_supplicant killed by its
  * pidfile, an interface airlab created deleted, the directory removed). */
 int stahost_stop_cmd(const struct topo_station *s, char *buf, size_t len,
@@ -66,7 +69,7 @@ void stahost_close(struct stahost_set *set);
  * is reported on stderr (station, host, interface, command) and the
  * others still start: returns how many did not start, or -1 (a host that
  * does not answer, err naming it). */
-int stahost_start(struct stahost_set *set, const struct cell *c,
+int stahost_start(struct stahost_set *set, const struct cell *c, bool keep,
 		  struct al_err *err);
 /* Waits up to wait_s (progress on stderr) for them to associate and
  * appends their rows to *text (malloc'd, may be NULL on entry). A host

@@ -107,9 +107,6 @@ struct cli_run_result {
 	int exit_code, lab_failed;
 	int stations, associated; /* when the cell came up */
 };
-/* Suites run agents on the AP host only: prints why and returns -1 when a
- * station of c is on a station host. */
-int cli_refuse_stahost(const char *cmd, const struct cell *c);
 int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 		  const char *out_dir, int wait_s, struct cli_run_result *out);
 /* --threshold: a relative change from 0 to 10 (0.05 = 5%); prints the

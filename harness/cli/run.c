@@ -501,20 +501,6 @@ static void reap_agents(struct suite_agent *server, struct suite_agent *sta,
 		waitpid(pids[i], NULL, 0);
 }
 
-int cli_refuse_stahost(const char *cmd, const struct cell *c)
-{
-	const struct topo_station *s = stahost_first_remote(c);
-
-	if (!s)
-		return 0;
-	/* Agents start in the AP host's station namespaces (AGENT_CMD). */
-	fprintf(stderr,
-		"%s: station %s is on station host %s: traffic from a "
-		"station host is not supported yet\n",
-		cmd, s->name, s->host);
-	return -1;
-}
-
 int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 		  const char *out_dir, int wait_s, struct cli_run_result *out)
 {

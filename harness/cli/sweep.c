@@ -49,6 +49,7 @@ struct sweep {
 	const char *results;
 	char id[256], dir[4600], file[4700];
 	json_t *root, *steps;
+	struct stahost_set sh; /* the variant's station hosts, watched */
 };
 
 /* What settling found for one station. */
@@ -359,9 +360,29 @@ static int legacy_usable(const struct sweep *sw, const struct cell *c)
 	return 0;
 }
 
+/* Where watched station k's commands run and how they name its
+ * interface: a station of the AP's host inside its namespace there
+ * (wlan0), a station-host station on that host (the interface its start
+ * recorded). pre goes before each command. */
+static struct dut *sta_where(struct sweep *sw, const struct cell *c,
+			     struct dut *d, int k, char *pre, size_t plen,
+			     char *ifx, size_t ilen)
+{
+	const struct topo_station *s = &c->topo.stations[sw->watch[k]];
+
+	if (cell_station_local(c, s)) {
+		snprintf(pre, plen, "ip netns exec %s ", s->name);
+		snprintf(ifx, ilen, "wlan0");
+		return d;
+	}
+	pre[0] = 0;
+	snprintf(ifx, ilen, "\"$(cat %s/%s/iface)\"", STAHOST_DIR, s->name);
+	return stahost_of(&sw->sh, s);
+}
+
 /* Fixes (x >= 0) or frees (x < 0) the bitrate mask of every watched
- * station's wlan0. An MCS step keeps the lowest basic rate too: the mask
- * must meet the basic rates, and that one is slower than any MCS. */
+ * station's interface. An MCS step keeps the lowest basic rate too: the
+ * mask must meet the basic rates, and that one is slower than any MCS. */
 static int set_rates(struct sweep *sw, const struct cell *c, struct dut *d,
 		     double x)
 {
@@ -374,36 +395,31 @@ static int set_rates(struct sweep *sw, const struct cell *c, struct dut *d,
 		low = basic[b] < low ? basic[b] : low;
 	for (int k = 0; k < sw->nwatch; k++) {
 		const char *sta = c->topo.stations[sw->watch[k]].name;
-		char cmd[512], *out = NULL;
+		char cmd[512], mask[128], pre[64], ifx[96], *out = NULL;
+		struct dut *h =
+		    sta_where(sw, c, d, k, pre, sizeof(pre), ifx, sizeof(ifx));
 		int st;
 
 		if (x < 0)
-			snprintf(
-			    cmd, sizeof(cmd),
-			    "PATH=$PATH:/usr/sbin:/sbin; ip netns exec %s iw "
-			    "dev wlan0 set bitrates 2>&1",
-			    sta);
+			mask[0] = 0;
 		else if (sw->mode == SWEEP_MCS)
-			snprintf(
-			    cmd, sizeof(cmd),
-			    "PATH=$PATH:/usr/sbin:/sbin; ip netns exec %s iw "
-			    "dev wlan0 set bitrates legacy-%s %g ht-mcs-%s %g "
-			    "2>&1",
-			    sta, band, low, band, x);
+			snprintf(mask, sizeof(mask),
+				 " legacy-%s %g ht-mcs-%s %g", band, low, band,
+				 x);
 		else
-			snprintf(
-			    cmd, sizeof(cmd),
-			    "PATH=$PATH:/usr/sbin:/sbin; ip netns exec %s iw "
-			    "dev wlan0 set bitrates legacy-%s %g ht-mcs-%s "
-			    "2>&1",
-			    sta, band, x, band);
-		st = dut_sh(d, cmd, &out, 20);
+			snprintf(mask, sizeof(mask), " legacy-%s %g ht-mcs-%s",
+				 band, x, band);
+		snprintf(cmd, sizeof(cmd),
+			 "PATH=$PATH:/usr/sbin:/sbin; %siw dev %s set "
+			 "bitrates%s 2>&1",
+			 pre, ifx, mask);
+		st = h ? dut_sh(h, cmd, &out, 20) : -1;
 		if (st != 0) {
 			if (st > 0)
 				fprintf(stderr,
 					"airlab sweep: %s: station %s: '%s' "
 					"failed (exit %d): %s\n",
-					d->host->name, sta, cmd, st,
+					h->host->name, sta, cmd, st,
 					out ? out : "");
 			free(out);
 			return -1;
@@ -413,41 +429,98 @@ static int set_rates(struct sweep *sw, const struct cell *c, struct dut *d,
 	return 0;
 }
 
-/* One settle cycle: a second of ping from every moved station to its
- * gateway (rate control learns only from frames sent), then each one's
- * own station dump, after a "== NAME" line. */
+/* The settle command for the watched stations that run on host h: a
+ * second of ping from each to its gateway (rate control learns only from
+ * frames sent), then each one's own station dump after a "== NAME" line.
+ * Returns how many stations it covers, -1 when cmd is too short. */
+static int settle_cmd(struct sweep *sw, const struct cell *c, struct dut *d,
+		      const struct dut *h, char *cmd, size_t len)
+{
+	size_t off = (size_t)snprintf(cmd, len, "PATH=$PATH:/usr/sbin:/sbin; ");
+	int n = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (int k = 0; k < sw->nwatch; k++) {
+			const char *name = c->topo.stations[sw->watch[k]].name;
+			char pre[64], ifx[96];
+			int w;
+
+			if (sta_where(sw, c, d, k, pre, sizeof(pre), ifx,
+				      sizeof(ifx)) != h)
+				continue;
+			n += pass;
+			w = pass == 0
+				? snprintf(cmd + off, len - off,
+					   "gw=$(%sip route show default dev "
+					   "%s 2>/dev/null | awk '{print $3; "
+					   "exit}'); [ -n \"$gw\" ] && %sping "
+					   "-I %s -q -A -s 1000 -w 1 $gw "
+					   ">/dev/null 2>&1 & ",
+					   pre, ifx, pre, ifx)
+				: snprintf(cmd + off, len - off,
+					   "echo '== %s'; %siw dev %s station "
+					   "dump; ",
+					   name, pre, ifx);
+			if (w < 0 || (size_t)w >= len - off)
+				return -1;
+			off += (size_t)w;
+		}
+		if (pass == 0) {
+			if (off + 7 >= len)
+				return -1;
+			off += (size_t)snprintf(cmd + off, len - off, "wait; ");
+		}
+	}
+	return n;
+}
+
+/* One settle cycle on every host that carries a watched station; the
+ * outputs, concatenated, hold one "== NAME" block per station. */
 static int settle_read(struct sweep *sw, const struct cell *c, struct dut *d,
 		       struct link_sta *out)
 {
-	char cmd[4096], *text = NULL, msg[300];
-	size_t off;
-	int status;
+	static char cmd[16384];
+	char *text = NULL, msg[300];
+	size_t tlen = 0;
 
-	off = (size_t)snprintf(cmd, sizeof(cmd),
-			       "PATH=$PATH:/usr/sbin:/sbin; S='");
-	for (int k = 0; k < sw->nwatch && off < sizeof(cmd); k++)
-		off += (size_t)snprintf(cmd + off, sizeof(cmd) - off, " %s",
-					c->topo.stations[sw->watch[k]].name);
-	if (off >= sizeof(cmd) ||
-	    (size_t)snprintf(
-		cmd + off, sizeof(cmd) - off,
-		"'; for s in $S; do gw=$(ip -n $s route show default "
-		"2>/dev/null | awk '{print $3; exit}'); [ -n \"$gw\" ] && "
-		"ip netns exec $s ping -q -A -s 1000 -w 1 $gw >/dev/null 2>&1 "
-		"& done; wait; for s in $S; do echo \"== $s\"; ip netns exec "
-		"$s iw dev wlan0 station dump; done") >= sizeof(cmd) - off)
-		return -1;
-	status = dut_sh(d, cmd, &text, 30);
-	if (status < 0)
-		return -1;
-	if (status != 0) {
-		fprintf(stderr,
-			"airlab sweep: %s: the stations' 'iw dev wlan0 station "
-			"dump' exited %d\n",
-			d->host->name, status);
-		free(text);
-		return -1;
+	for (int hi = -1; hi < sw->sh.n; hi++) {
+		struct dut *h = hi < 0 ? d : &sw->sh.hosts[hi];
+		char *part = NULL;
+		int status, n = settle_cmd(sw, c, d, h, cmd, sizeof(cmd));
+
+		if (n < 0) {
+			free(text);
+			return -1;
+		}
+		if (n == 0)
+			continue;
+		status = dut_sh(h, cmd, &part, 30);
+		if (status != 0) {
+			if (status > 0)
+				fprintf(stderr,
+					"airlab sweep: %s: the stations' "
+					"ping and 'iw station dump' exited "
+					"%d\n",
+					h->host->name, status);
+			free(part);
+			free(text);
+			return -1;
+		}
+		size_t plen = part ? strlen(part) : 0;
+		char *grown = realloc(text, tlen + plen + 1);
+
+		if (!grown) {
+			free(part);
+			free(text);
+			return -1;
+		}
+		text = grown;
+		memcpy(text + tlen, part ? part : "", plen + 1);
+		tlen += plen;
+		free(part);
 	}
+	if (!text)
+		return -1;
 	for (int k = 0; k < sw->nwatch; k++) {
 		const char *name = c->topo.stations[sw->watch[k]].name;
 		char mark[32];
@@ -468,7 +541,8 @@ static int settle_read(struct sweep *sw, const struct cell *c, struct dut *d,
 		if (next)
 			*next = '\n';
 		if (rc < 0) {
-			fprintf(stderr, "airlab sweep: %s: %s\n", d->host->name,
+			fprintf(stderr, "airlab sweep: %s: %s\n",
+				c->topo.stations[sw->watch[k]].host,
 				blk ? msg : "a station's dump is missing");
 			free(text);
 			return -1;
@@ -669,12 +743,19 @@ static int run_step(struct sweep *sw, struct cli_opts *o, const struct cell *c,
 			dropped = true;
 			/* Asked to look for the AP again now, not at its next
 			 * scan: it comes back as soon as the link allows. */
-			snprintf(cmd, sizeof(cmd),
-				 "airlab-guest sta %s REASSOCIATE", name);
 			fprintf(stderr,
 				"sweep %s: %s is not associated at %s; "
 				"REASSOCIATE sent\n",
 				sw->id, name, label);
+			if (!cell_station_local(
+				c, &c->topo.stations[sw->watch[k]])) {
+				if (stahost_reassociate(&sw->sh, c, name,
+							&err) < 0)
+					cli_fail(&err);
+				continue;
+			}
+			snprintf(cmd, sizeof(cmd),
+				 "airlab-guest sta %s REASSOCIATE", name);
 			dut_sh(d, cmd, NULL, 20);
 		}
 	}
@@ -724,13 +805,15 @@ static int run_variant(struct sweep *sw, struct cli_opts *o, int vi, int *worst)
 	static struct cell c;
 	static struct cell_state st;
 	double before[SWEEP_MAX_PATHS];
+	struct al_err err;
 	struct dut d;
 	int rc = 0;
 
 	snprintf(o->variant, sizeof(o->variant), "%s", sw->variants[vi]);
 	if (cli_cell_load(&c, o) < 0)
 		return 2;
-	if (cli_refuse_stahost("airlab sweep", &c) < 0) {
+	if (stahost_check_traffic(&c, &err) < 0) {
+		fprintf(stderr, "airlab sweep: %s\n", err.msg);
 		cell_free(&c);
 		return 2;
 	}
@@ -738,7 +821,13 @@ static int run_variant(struct sweep *sw, struct cli_opts *o, int vi, int *worst)
 		cell_free(&c);
 		return 2;
 	}
+	/* Station hosts are watched, not locked: each run locks them. */
 	if (cli_cell_up(&c, &d, 60, true, &st) < 0) {
+		rc = 2;
+		goto out;
+	}
+	if (stahost_open(&sw->sh, &c, false, &err) < 0) {
+		cli_fail(&err);
 		rc = 2;
 		goto out;
 	}
@@ -763,6 +852,7 @@ static int run_variant(struct sweep *sw, struct cli_opts *o, int vi, int *worst)
 	if (sw->mode != SWEEP_ATTEN)
 		set_rates(sw, &c, &d, -1);
 out:
+	stahost_close(&sw->sh);
 	dut_close(&d);
 	cell_free(&c);
 	return rc;

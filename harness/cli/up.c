@@ -160,7 +160,9 @@ int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 	if (stahost_open(&sh, c, true, &err) < 0)
 		return cli_state_fail(st, &err);
 	if (sh.n) {
-		nfailed = stahost_start(&sh, c, &err);
+		/* A run reuses what is up, stations included: a sweep's
+		 * rate masks live on their interfaces. */
+		nfailed = stahost_start(&sh, c, reuse, &err);
 		if (nfailed < 0) {
 			stahost_close(&sh);
 			return cli_state_fail(st, &err);

@@ -193,6 +193,29 @@ read -r a1 b1 <<<"$tx1"
 echo "# station box radios sent: spare1 $((a1 - a0)) bytes, sta4 $((b1 - b0)) bytes"
 check "each station's traffic left from its own radio (>= 200 kB each)" \
 	test $((a1 - a0)) -ge 200000 -a $((b1 - b0)) -ge 200000
+check "the run kept the running station-host stations (no restart)" \
+	test "$(grep -c '^stahost1: station sta[34]: wpa_supplicant on .* already runs with this configuration: kept$' "$work/run.err")" -eq 2
+
+# -- a fixed-MCS sweep of a station-host station: its rate mask, on its host --
+al --topology "$work/good.yaml" sweep --out "$work/sweeps" --rates mcs:0,7 \
+	--station sta3 --suite rtt_fair --length 8 --dwell 10 \
+	--variant mac80211-6.12 >"$work/sweep.out" 2>"$work/sweep.err"
+rc=$?
+[ $rc -eq 0 ] || tail -n 20 "$work/sweep.err"
+sj=$(ls "$work"/sweeps/sweeps/*/sweep.json 2>/dev/null | head -n1)
+check "sweep of sta3 (on stahost1) exits 0 with 2 steps" \
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert len(d["steps"]) == 2' "${sj:-/nonexistent}"
+read -r tx0 tx7 up0 up7 <<<"$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = [s["stations"][0] for s in d["steps"]]
+print(" ".join(str(x["settle_txrate_mbps"]) for x in st), " ".join(str(x["goodput_up_mbps"]) for x in st))' "${sj:-/nonexistent}" 2>/dev/null)"
+echo "# sta3 fixed MCS 0 / 7: last tx bitrate $tx0 / $tx7 Mb/s, upload $up0 / $up7 Mbit/s"
+check "sta3's upload is faster at MCS 7 ($up7) than at MCS 0 ($up0)" \
+	awk -v a="$up7" -v b="$up0" 'BEGIN { exit !(a > 1.5 * b && b > 0) }'
+check "the sweep's runs kept sta3 and sta4 running (the mask stays)" \
+	test "$(grep -c 'station sta3: wpa_supplicant on spare1 already runs with this configuration: kept$' "$work/sweep.err")" -ge 2
+
 out=$(al --topology "$work/badpsk.yaml" run ping --length 5 --variant mac80211-6.12 2>&1)
 rc=$?
 check "a station-host station without address: is refused before anything starts (exit $rc)" \

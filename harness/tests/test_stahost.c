@@ -111,9 +111,11 @@ static void commands_are_sh(void **state)
 	static char cmd[8192];
 	struct al_err err;
 
-	assert_int_equal(
-	    stahost_start_cmd(&c->topo.stations[1], cmd, sizeof(cmd), &err), 0);
+	assert_int_equal(stahost_start_cmd(&c->topo.stations[1], false, cmd,
+					   sizeof(cmd), &err),
+			 0);
 	assert_true(sh_syntax_ok(cmd));
+	assert_null(strstr(cmd, "exit 10"));
 	assert_non_null(strstr(cmd, "n='sta2' r='wlan1' "
 				    "d='/run/airlab-sta/sta2' h='box1'"));
 	assert_non_null(strstr(cmd, "wpa_supplicant -B -D nl80211 -i $i"));
@@ -131,8 +133,14 @@ static void commands_are_sh(void **state)
 	assert_non_null(strstr(cmd, "for n in 'sta2' 'sta3'; do"));
 	assert_null(strstr(cmd, "'sta1'"));
 
+	/* keep: a running station with this configuration stays */
+	assert_int_equal(stahost_start_cmd(&c->topo.stations[1], true, cmd,
+					   sizeof(cmd), &err),
+			 0);
+	assert_true(sh_syntax_ok(cmd));
+	assert_non_null(strstr(cmd, "then exit 10; fi"));
 	assert_int_equal(
-	    stahost_start_cmd(&c->topo.stations[1], cmd, 100, &err), -1);
+	    stahost_start_cmd(&c->topo.stations[1], false, cmd, 100, &err), -1);
 	free(c);
 }
 
