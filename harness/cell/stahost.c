@@ -623,30 +623,31 @@ int stahost_check_traffic(const struct cell *c, struct al_err *err)
 	return 0;
 }
 
+int stahost_agent_copy(struct dut *h, const char *local, struct al_err *err)
+{
+	int status;
+
+	if (dut_run(h, "mkdir -p " STAHOST_DIR, NULL, 0, STDERR_FILENO,
+		    STDERR_FILENO, &status, STAHOST_CONNECT_S, err) < 0)
+		return -1;
+	if (status != 0)
+		return al_errf(err, "%s: 'mkdir -p %s' failed (status %d)",
+			       h->host->name, STAHOST_DIR, status);
+	if (dut_upload(h, local, STAHOST_AGENT, 0755, STAHOST_CONNECT_S, err) <
+	    0)
+		return al_err_prefix(err, "%s: installing the agent",
+				     h->host->name);
+	fprintf(stderr, "%s: agent copied to %s\n", h->host->name,
+		STAHOST_AGENT);
+	return 0;
+}
+
 int stahost_agent_install(struct stahost_set *set, const char *local,
 			  struct al_err *err)
 {
-	for (int k = 0; k < set->n; k++) {
-		struct dut *h = &set->hosts[k];
-		int status;
-
-		if (host_run(h, "mkdir -p " STAHOST_DIR, NULL, &status, err) <
-		    0)
-			return -1;
-		if (status != 0)
-			return al_errf(err,
-				       "station host %s: 'mkdir -p %s' "
-				       "failed (status %d)",
-				       h->host->name, STAHOST_DIR, status);
-		if (dut_upload(h, local, STAHOST_AGENT, 0755, STAHOST_CONNECT_S,
-			       err) < 0)
-			return al_err_prefix(err,
-					     "station host %s: installing "
-					     "the agent",
-					     h->host->name);
-		fprintf(stderr, "%s: agent copied to %s\n", h->host->name,
-			STAHOST_AGENT);
-	}
+	for (int k = 0; k < set->n; k++)
+		if (stahost_agent_copy(&set->hosts[k], local, err) < 0)
+			return al_err_prefix(err, "station host");
 	return 0;
 }
 

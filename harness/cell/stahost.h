@@ -82,6 +82,9 @@ int stahost_reassociate(struct stahost_set *set, const struct cell *c,
 /* For traffic (airlab run, sweep): each station-host station must have an
  * address: (else -1, err naming the first without, file:line). */
 int stahost_check_traffic(const struct cell *c, struct al_err *err);
+/* Copies the local airlab-agent to STAHOST_AGENT on host h (any lab host
+ * with a shell: the traffic server's too). */
+int stahost_agent_copy(struct dut *h, const char *local, struct al_err *err);
 /* Copies the local airlab-agent to STAHOST_AGENT on every station host
  * (progress on stderr). */
 int stahost_agent_install(struct stahost_set *set, const char *local,

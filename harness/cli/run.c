@@ -425,34 +425,60 @@ static int local_agent(char *buf, size_t len, struct al_err *err)
 	return 0;
 }
 
-/* Where the stations of a cell on station hosts are reached: those hosts'
- * shells, the agent installed there, each station's interface. */
-struct remote_stations {
+/* Whether the traffic server is a lab host of its own rather than the
+ * AP host's server namespace (the virtual DUT's). */
+static bool server_remote(const struct cell *c)
+{
+	return strcmp(c->topo.server.host, c->ap_host->name) != 0;
+}
+
+/* Agents away from the AP host: the station hosts' shells, each
+ * station's interface there, and a traffic server of its own. */
+struct remote_agents {
 	struct stahost_set sh;
 	char ifaces[TOPO_MAX_STATIONS][STAHOST_IFACE_MAX];
+	struct dut server;
+	bool server_open;
 };
 
-static int remote_prepare(struct remote_stations *r, const struct cell *c,
+static int remote_prepare(struct remote_agents *r, const struct cell *c,
 			  struct al_err *err)
 {
 	char agent[4200];
 
+	if (!stahost_first_remote(c) && !server_remote(c))
+		return 0;
+	if (local_agent(agent, sizeof(agent), err) < 0)
+		return -1;
+	if (server_remote(c)) {
+		if (dut_open(&r->server, &c->lab, c->topo.server.host, err) < 0)
+			return -1;
+		r->server_open = true;
+		if (stahost_agent_copy(&r->server, agent, err) < 0)
+			return al_err_prefix(err, "traffic server");
+	}
 	if (!stahost_first_remote(c))
 		return 0;
-	if (local_agent(agent, sizeof(agent), err) < 0 ||
-	    stahost_open(&r->sh, c, true, err) < 0)
-		return -1;
-	if (stahost_agent_install(&r->sh, agent, err) < 0 ||
+	if (stahost_open(&r->sh, c, true, err) < 0 ||
+	    stahost_agent_install(&r->sh, agent, err) < 0 ||
 	    stahost_ifaces(&r->sh, c, r->ifaces, err) < 0)
 		return -1;
 	return 0;
+}
+
+static void remote_close(struct remote_agents *r)
+{
+	stahost_close(&r->sh);
+	if (r->server_open)
+		dut_close(&r->server);
+	r->server_open = false;
 }
 
 /* Starts the agents; returns how many were started (server first). A
  * station on the AP's host runs in its namespace there; one on a station
  * host runs there, its flows bound to its interface. */
 static int spawn_agents(struct dut *d, const struct cell *c,
-			struct remote_stations *r, struct suite_agent *server,
+			struct remote_agents *r, struct suite_agent *server,
 			struct suite_agent *sta, pid_t *pids,
 			struct al_err *err)
 {
@@ -460,8 +486,12 @@ static int spawn_agents(struct dut *d, const struct cell *c,
 
 	snprintf(cmd, sizeof(cmd), AGENT_CMD, SERVER_NS);
 	server->host = "server";
-	if (dut_spawn(d, cmd, &server->to_fd, &server->from_fd, &pids[0], 30,
-		      err) < 0)
+	if (r->server_open) {
+		snprintf(cmd, sizeof(cmd), "%s", STAHOST_AGENT);
+		server->host = c->topo.server.host;
+	}
+	if (dut_spawn(r->server_open ? &r->server : d, cmd, &server->to_fd,
+		      &server->from_fd, &pids[0], 30, err) < 0)
 		return 0;
 	for (int i = 0; i < c->topo.nstations; i++) {
 		const struct topo_station *s = &c->topo.stations[i];
@@ -510,7 +540,7 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 	struct suite_agent server = {0};
 	static struct cell_state st;
 	static struct cell c;
-	static struct remote_stations remote;
+	static struct remote_agents remote;
 	struct suite_plan plan;
 	struct suite_outcome res = {0};
 	struct run_record rec = {0};
@@ -532,6 +562,15 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 		return 2;
 	if (stahost_check_traffic(&c, &err) < 0) {
 		fprintf(stderr, "airlab run: %s\n", err.msg);
+		cell_free(&c);
+		return 2;
+	}
+	if (server_remote(&c) && !c.topo.server.address[0]) {
+		fprintf(stderr,
+			"airlab run: %s:%d: the traffic server is host %s, "
+			"not the AP's: give its address: (where the stations "
+			"reach it)\n",
+			c.topo.path, c.topo.server.line, c.topo.server.host);
 		cell_free(&c);
 		return 2;
 	}
@@ -605,14 +644,16 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 		nagents =
 		    spawn_agents(&d, &c, &remote, &server, sta, pids, &err);
 	if (nagents == c.topo.nstations + 1) {
-		struct suite_run_opts ro = {.server_addr = SERVER_ADDR};
+		struct suite_run_opts ro = {
+		    .server_addr = remote.server_open ? c.topo.server.address
+						      : SERVER_ADDR};
 		rc = suite_run(&plan, &server, sta, &ro, &f, &res, &err);
 	} else {
 		rc = -1;
 	}
 	if (nagents > 0)
 		reap_agents(&server, sta, pids, nagents);
-	stahost_close(&remote.sh);
+	remote_close(&remote);
 	rec.end = unix_now();
 	airtime_snapshot(&d, &c, st.rows, st.n, &air1);
 	airtime_result(&rec.air[0], "medium", &air0.medium, &air1.medium,

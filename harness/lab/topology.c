@@ -14,7 +14,7 @@ static const char *const top_keys[] = {"cell", "ap", "server", "stations",
 				       NULL};
 static const char *const ap_keys[] = {
     "host", "radio", "ssid", "passphrase", "channel", "basic_rates", NULL};
-static const char *const server_keys[] = {"host", "link", NULL};
+static const char *const server_keys[] = {"host", "link", "address", NULL};
 static const char *const station_keys[] = {
     "name", "host",	  "radio",   "path",	"base_loss_db",
     "ht",   "passphrase", "address", "gateway", NULL};
@@ -193,8 +193,20 @@ static int load_server(struct topology *t, struct ydoc *d, yaml_node_t *srv,
 	    ydoc_get_str(d, srv, "link", "server", 1, t->server.link,
 			 sizeof(t->server.link), err) < 0)
 		return -1;
-	if (check_host(d, srv, "server", t->server.host, lab, err) < 0)
+	if (check_host(d, srv, "server", t->server.host, lab, err) < 0 ||
+	    ydoc_get_str(d, srv, "address", "server", 0, t->server.address,
+			 sizeof(t->server.address), err) < 0)
 		return -1;
+	if (ydoc_get(d, srv, "address", NULL)) {
+		struct in_addr a;
+
+		if (inet_pton(AF_INET, t->server.address, &a) != 1)
+			return ydoc_errf(d, ydoc_get(d, srv, "address", NULL),
+					 err,
+					 "server: address '%s' is not an IPv4 "
+					 "address",
+					 t->server.address);
+	}
 	return check_token(d, srv, "server", "link", t->server.link, err);
 }
 

@@ -46,6 +46,10 @@ struct topology {
 	struct {
 		char host[LAB_NAME_MAX];
 		char link[LAB_NAME_MAX]; /* "veth" (virtual) or an iface */
+		/* where stations reach it; needed when the server is a host
+		 * of its own, "" on the AP's host (the virtual DUT's server
+		 * namespace) */
+		char address[16];
 		int line;
 	} server;
 	struct topo_station stations[TOPO_MAX_STATIONS];

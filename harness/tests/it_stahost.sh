@@ -34,16 +34,27 @@ awk -v port="$port" -v closed="$closed" -v img="$ROOT/build/dut-image" '
 		print "      connect_timeout_s: 3"
 		print "      exec_prefix: /usr/sbin/ip netns exec stabox"
 	}
+	# The traffic server as a host of its own: the guest'"'"'s server
+	# namespace, over the same SSH.
+	print "  srvhost:"
+	print "    shell:"
+	print "      driver: ssh"
+	print "      host: 127.0.0.1"
+	print "      port: " port
+	print "      user: root"
+	print "      key: \"{images}/ssh/id_ed25519\""
+	print "      known_host_key: \"{images}/ssh/dropbear_ed25519_host_key.pub\""
+	print "      exec_prefix: /usr/sbin/ip netns exec server"
 	print ""
 }
 { print }' "$base" >"$lab"
 
-# topo FILE [STA4-EXTRA] [STAHOST-OF-STA4] [MORE-STATION-LINES]
+# topo FILE [STA4-EXTRA] [STAHOST-OF-STA4] [MORE-STATION-LINES] [SERVER]
 topo() {
 	cat >"$1" <<EOF
 cell: stahost-cell
 ap: {host: dut1, radio: radio0, ssid: airlab-cell, passphrase: airlab-virtual-psk, channel: 6}
-server: {host: dut1, link: veth}
+server: {${5:-host: dut1, link: veth}}
 stations:
   - {name: sta1, host: dut1, radio: radio1, path: path1, base_loss_db: 50}
   - {name: sta2, host: dut1, radio: radio2, path: path2, base_loss_db: 55}
@@ -56,6 +67,10 @@ topo "$work/good.yaml" ", address: 10.42.0.64/24, gateway: 10.42.0.1"
 topo "$work/badpsk.yaml" ", passphrase: not-the-cell-psk" stahost1 \
 	"  - {name: sta5, host: stahost1, radio: nosuch0, path: path4, base_loss_db: 60}"
 topo "$work/unreach.yaml" "" stahost2
+topo "$work/srv.yaml" ", address: 10.42.0.64/24, gateway: 10.42.0.1" stahost1 "" \
+	"host: srvhost, link: eth0, address: 10.43.0.2"
+topo "$work/srvnoaddr.yaml" ", address: 10.42.0.64/24, gateway: 10.42.0.1" stahost1 "" \
+	"host: srvhost, link: eth0"
 
 al() { "$AIRLAB" --lab "$lab" "$@"; }
 cleanup() {
@@ -195,6 +210,19 @@ check "each station's traffic left from its own radio (>= 200 kB each)" \
 	test $((a1 - a0)) -ge 200000 -a $((b1 - b0)) -ge 200000
 check "the run kept the running station-host stations (no restart)" \
 	test "$(grep -c '^stahost1: station sta[34]: wpa_supplicant on .* already runs with this configuration: kept$' "$work/run.err")" -eq 2
+
+# -- the traffic server as a lab host of its own --------------------------
+al --topology "$work/srv.yaml" run ping --length 5 --variant mac80211-6.12 \
+	--out "$work/results-srv" >"$work/srv.out" 2>"$work/srv.err"
+rc=$?
+[ $rc -eq 0 ] || tail -n 20 "$work/srv.err"
+check "ping with the server on host srvhost: complete (exit $rc)" test $rc -eq 0
+check "the agent was copied to srvhost and served from there" \
+	grep -q '^srvhost: agent copied to /run/airlab-sta/airlab-agent$' "$work/srv.err"
+out=$(al --topology "$work/srvnoaddr.yaml" run ping --length 5 --variant mac80211-6.12 2>&1)
+rc=$?
+check "a server host without address: is refused with file:line (exit $rc)" \
+	bash -c '[ "$1" -eq 2 ] && grep -q "srvnoaddr.yaml:[0-9]*: the traffic server is host srvhost, not the AP'"'"'s: give its address:" <<<"$2"' _ "$rc" "$out"
 
 # -- a fixed-MCS sweep of a station-host station: its rate mask, on its host --
 al --topology "$work/good.yaml" sweep --out "$work/sweeps" --rates mcs:0,7 \
