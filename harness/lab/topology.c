@@ -30,12 +30,19 @@ static int passphrase_ok(const char *p)
 	return n >= 8 && n <= 63;
 }
 
+/* A dotted IPv4 address. */
+static int ipv4_ok(const char *v)
+{
+	struct in_addr a;
+
+	return inet_pton(AF_INET, v, &a) == 1;
+}
+
 /* "10.42.0.63/24": a dotted IPv4 address and a prefix of 1..32. */
 static int ipv4_cidr_ok(const char *v)
 {
 	char addr[16];
 	const char *slash = strchr(v, '/');
-	struct in_addr a;
 	char *end;
 	long plen;
 
@@ -44,8 +51,7 @@ static int ipv4_cidr_ok(const char *v)
 	memcpy(addr, v, (size_t)(slash - v));
 	addr[slash - v] = '\0';
 	plen = strtol(slash + 1, &end, 10);
-	return inet_pton(AF_INET, addr, &a) == 1 && slash[1] && !*end &&
-	       plen >= 1 && plen <= 32;
+	return ipv4_ok(addr) && slash[1] && !*end && plen >= 1 && plen <= 32;
 }
 
 /* "basic_rates: 6 12 24": BSS basic rates in Mb/s, each a legacy rate of
@@ -187,7 +193,7 @@ static int load_ap(struct topology *t, struct ydoc *d, yaml_node_t *ap,
 static int load_server(struct topology *t, struct ydoc *d, yaml_node_t *srv,
 		       const struct lab *lab, struct al_err *err)
 {
-	if (ydoc_check_map(d, srv, "server", server_keys, 2, "keys", err) < 0 ||
+	if (ydoc_check_map(d, srv, "server", server_keys, 3, "keys", err) < 0 ||
 	    ydoc_get_str(d, srv, "host", "server", 1, t->server.host,
 			 sizeof(t->server.host), err) < 0 ||
 	    ydoc_get_str(d, srv, "link", "server", 1, t->server.link,
@@ -197,16 +203,10 @@ static int load_server(struct topology *t, struct ydoc *d, yaml_node_t *srv,
 	    ydoc_get_str(d, srv, "address", "server", 0, t->server.address,
 			 sizeof(t->server.address), err) < 0)
 		return -1;
-	if (ydoc_get(d, srv, "address", NULL)) {
-		struct in_addr a;
-
-		if (inet_pton(AF_INET, t->server.address, &a) != 1)
-			return ydoc_errf(d, ydoc_get(d, srv, "address", NULL),
-					 err,
-					 "server: address '%s' is not an IPv4 "
-					 "address",
-					 t->server.address);
-	}
+	if (ydoc_get(d, srv, "address", NULL) && !ipv4_ok(t->server.address))
+		return ydoc_errf(d, ydoc_get(d, srv, "address", NULL), err,
+				 "server: address '%s' is not an IPv4 address",
+				 t->server.address);
 	return check_token(d, srv, "server", "link", t->server.link, err);
 }
 
@@ -219,7 +219,7 @@ static int load_station(struct topology *t, struct ydoc *d, yaml_node_t *n,
 
 	snprintf(what, sizeof(what), "station %d", idx + 1);
 	s->line = ydoc_line(n);
-	if (ydoc_check_map(d, n, what, station_keys, 7, "keys", err) < 0 ||
+	if (ydoc_check_map(d, n, what, station_keys, 9, "keys", err) < 0 ||
 	    ydoc_get_str(d, n, "name", what, 1, s->name, sizeof(s->name), err) <
 		0)
 		return -1;
@@ -277,9 +277,7 @@ static int load_station(struct topology *t, struct ydoc *d, yaml_node_t *n,
 				 "address/prefix (10.42.0.63/24)",
 				 what, s->address);
 	if (ydoc_get(d, n, "gateway", NULL)) {
-		struct in_addr a;
-
-		if (inet_pton(AF_INET, s->gateway, &a) != 1)
+		if (!ipv4_ok(s->gateway))
 			return ydoc_errf(d, ydoc_get(d, n, "gateway", NULL),
 					 err,
 					 "%s: gateway '%s' is not an IPv4 "

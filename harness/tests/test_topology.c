@@ -373,6 +373,30 @@ static void station_address(void **state)
 	assert_int_equal(load_addr(", gateway: 10.42.0.1", &err), -1);
 	assert_err_at(&err, "addr.yaml", 5,
 		      "station s1: gateway: needs address:");
+
+	/* The traffic server's address. */
+	static const char srv[] =
+	    "cell: srv\n"
+	    "ap: {host: dut1, radio: radio0, ssid: s, passphrase: 12345678, "
+	    "channel: 1}\n"
+	    "server: {host: srv1, link: eth1, address: %s}\n"
+	    "stations:\n"
+	    "  - {name: s1, host: dut1, radio: r1, path: p1, base_loss_db: "
+	    "1}\n";
+	char text[512];
+
+	snprintf(text, sizeof(text), srv, "192.168.1.2");
+	if (topology_load_buf(topo, "srv.yaml", text, strlen(text), NULL,
+			      &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(topo->server.address, "192.168.1.2");
+	snprintf(text, sizeof(text), srv, "192.168.1.2/24");
+	assert_int_equal(
+	    topology_load_buf(topo, "srv.yaml", text, strlen(text), NULL, &err),
+	    -1);
+	assert_err_at(&err, "srv.yaml", 3,
+		      "server: address '192.168.1.2/24' is not an IPv4 "
+		      "address");
 }
 
 static void radios_are_per_host(void **state)
