@@ -1156,7 +1156,7 @@ static bool sftp_answers(struct shell_dev *d, char *why, size_t len)
 		n = ssh_channel_read_timeout(ch, reply, sizeof(reply), 0,
 					     d->connect_timeout_ms);
 		snprintf(why, len, "%s",
-			 n > 0	   ? ""
+			 n > 0	  ? ""
 			 : n == 0 ? "the subsystem closed without a version"
 				  : ssh_get_error(d->session));
 	}
