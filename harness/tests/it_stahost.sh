@@ -176,8 +176,11 @@ check "reassociate of a station not in the topology exits 2" test $? -eq 2
 # station-box radio sent, before and after.
 box_tx() { on_box 'for i in spare1 sta4; do printf "%s " $(cat /sys/class/net/$i/statistics/tx_bytes); done'; }
 tx0=$(box_tx)
-al --topology "$work/srv.yaml" run rtt_fair --length 10 --variant mac80211-6.12 \
-	--out "$work/results" >"$work/run.out" 2>"$work/run.err"
+# Bounded: the agent's upload to the guest's dropbear (no sftp-server)
+# once hung in libssh's sftp_init, and a hang must fail, not stall CI.
+timeout 600 "$AIRLAB" --lab "$lab" --topology "$work/srv.yaml" run rtt_fair \
+	--length 10 --variant mac80211-6.12 --out "$work/results" \
+	>"$work/run.out" 2>"$work/run.err"
 rc=$?
 tx1=$(box_tx)
 cat "$work/run.out"
