@@ -413,7 +413,14 @@ static int set_rates(struct sweep *sw, const struct cell *c, struct dut *d,
 			 "PATH=$PATH:/usr/sbin:/sbin; %siw dev %s set "
 			 "bitrates%s 2>&1",
 			 pre, ifx, mask);
-		st = h ? dut_sh(h, cmd, &out, 20) : -1;
+		if (!h) {
+			fprintf(stderr,
+				"airlab sweep: station %s: its host %s is not "
+				"open\n",
+				sta, c->topo.stations[sw->watch[k]].host);
+			return -1;
+		}
+		st = dut_sh(h, cmd, &out, 20);
 		if (st != 0) {
 			if (st > 0)
 				fprintf(stderr,
