@@ -133,9 +133,9 @@ int stahost_wpa_conf(const struct topology *t, const struct topo_station *s,
 
 /* Ends the station's wpa_supplicant (from its pidfile; exit 1 when it
  * outlives SIGTERM by 5 s), takes back the address airlab gave and removes
- * the interface airlab added: what
- * stop does, and what start does first to an earlier instance. Needs
- * $d (the station's directory), $h and $n (host and station names). */
+ * the interface airlab added: what stop does, and what start does first to
+ * an earlier instance. Needs $d (the station's directory), $h and $n (host
+ * and station names). */
 #define STOP_EARLIER                                                           \
 	"if [ -s \"$d/pid\" ]; then p=$(cat \"$d/pid\"); kill \"$p\" "         \
 	"2>/dev/null; k=0; while kill -0 \"$p\" 2>/dev/null && [ $k -lt 50 "   \
