@@ -381,18 +381,28 @@ static struct dut *sta_where(struct sweep *sw, const struct cell *c,
 }
 
 /* Fixes (x >= 0) or frees (x < 0) the bitrate mask of every watched
- * station's interface. An MCS step keeps the lowest basic rate too: the
- * mask must meet the basic rates, and that one is slower than any MCS. */
+ * station's interface. An MCS step keeps one basic rate too (the mask
+ * must meet the basic rates): the fastest one not above the MCS's own
+ * rate, so that when rate control takes it (it did take 1 Mb/s over MCS 0
+ * in a CI run) the link still runs near the step's rate. */
 static int set_rates(struct sweep *sw, const struct cell *c, struct dut *d,
 		     double x)
 {
+	/* MCS 0..7 at 20 MHz, long guard interval, in Mb/s. */
+	static const double mcs_mbps[8] = {6.5, 13, 19.5, 26, 39, 52, 58.5, 65};
 	const char *band = five_ghz(c) ? "5" : "2.4";
-	double basic[12], low;
+	double basic[12], low, near = 0;
 	int nb = basic_rates(c, basic);
 
 	low = basic[0];
 	for (int b = 1; b < nb; b++)
 		low = basic[b] < low ? basic[b] : low;
+	if (sw->mode == SWEEP_MCS && x >= 0)
+		for (int b = 0; b < nb; b++)
+			if (basic[b] <= mcs_mbps[(int)x % 8] && basic[b] > near)
+				near = basic[b];
+	if (near > 0)
+		low = near;
 	for (int k = 0; k < sw->nwatch; k++) {
 		const char *sta = c->topo.stations[sw->watch[k]].name;
 		char cmd[512], mask[128], pre[64], ifx[96], *out = NULL;
