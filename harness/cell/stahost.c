@@ -1,5 +1,6 @@
 /* Stations on station hosts (stahost.h). */
 #include "stahost.h"
+#include "../util/clock.h"
 #include "../util/shquote.h"
 
 #include <math.h>
@@ -7,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Seconds a station host's shell may take to answer the first time. */
@@ -20,9 +20,7 @@
 
 static double mono_s(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)mono_ms() / 1000.0;
 }
 
 const struct topo_station *stahost_first_remote(const struct cell *c)
@@ -580,7 +578,7 @@ int stahost_report(struct stahost_set *set, const struct cell *c, double wait_s,
 					set->hosts[k].host->name, nassoc, n,
 					mono_s() - t0, now);
 			snprintf(last, sizeof(last), "%s", now);
-			usleep(POLL_PAUSE_MS * 1000);
+			sleep_ms(POLL_PAUSE_MS);
 		}
 		fprintf(stderr, "%s: %d/%d stations associated\n",
 			set->hosts[k].host->name, nassoc, n);

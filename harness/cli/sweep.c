@@ -499,45 +499,36 @@ static int settle_read(struct sweep *sw, const struct cell *c, struct dut *d,
 	static char cmd[16384];
 	char *text = NULL, msg[300];
 	size_t tlen = 0;
+	FILE *all = open_memstream(&text, &tlen);
 
+	if (!all)
+		return -1;
 	for (int hi = -1; hi < sw->sh.n; hi++) {
 		struct dut *h = hi < 0 ? d : &sw->sh.hosts[hi];
 		char *part = NULL;
 		int status, n = settle_cmd(sw, c, d, h, cmd, sizeof(cmd));
 
-		if (n < 0) {
-			free(text);
-			return -1;
-		}
 		if (n == 0)
 			continue;
-		status = dut_sh(h, cmd, &part, 30);
+		status = n < 0 ? -1 : dut_sh(h, cmd, &part, 30);
+		if (status > 0)
+			fprintf(stderr,
+				"airlab sweep: %s: the stations' ping and 'iw "
+				"station dump' exited %d\n",
+				h->host->name, status);
 		if (status != 0) {
-			if (status > 0)
-				fprintf(stderr,
-					"airlab sweep: %s: the stations' "
-					"ping and 'iw station dump' exited "
-					"%d\n",
-					h->host->name, status);
 			free(part);
+			fclose(all);
 			free(text);
 			return -1;
 		}
-		size_t plen = part ? strlen(part) : 0;
-		char *grown = realloc(text, tlen + plen + 1);
-
-		if (!grown) {
-			free(part);
-			free(text);
-			return -1;
-		}
-		text = grown;
-		memcpy(text + tlen, part ? part : "", plen + 1);
-		tlen += plen;
+		fputs(part ? part : "", all);
 		free(part);
 	}
-	if (!text)
+	if (fclose(all) != 0) {
+		free(text);
 		return -1;
+	}
 	for (int k = 0; k < sw->nwatch; k++) {
 		const char *name = c->topo.stations[sw->watch[k]].name;
 		char mark[32];
