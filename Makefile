@@ -15,6 +15,7 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 LIB_DIRS := harness/util harness/lab harness/qmp harness/cell \
 	harness/drivers harness/drivers/power harness/drivers/flash \
 	harness/drivers/console harness/drivers/shell harness/drivers/atten \
+	harness/drivers/ap harness/strategy \
 	harness/medium harness/agent harness/results harness/suites
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 CLI_SRC := $(wildcard harness/cli/*.c)

@@ -81,6 +81,24 @@ static int conf_put(char *buf, size_t len, size_t *off, const char *key,
 	return 0;
 }
 
+/* j of "spare<j>" or "sparephy<j>" (1..99), else 0. */
+static int spare_index(const char *radio)
+{
+	const char *p = !strncmp(radio, "sparephy", 8) ? radio + 8
+			: !strncmp(radio, "spare", 5)  ? radio + 5
+						       : NULL;
+	int j = 0;
+
+	if (!p || !*p || strlen(p) > 2)
+		return 0;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return 0;
+		j = j * 10 + (*p - '0');
+	}
+	return j;
+}
+
 int cell_conf_render(const struct cell *c, char *buf, size_t len,
 		     struct al_err *err)
 {
@@ -101,6 +119,11 @@ int cell_conf_render(const struct cell *c, char *buf, size_t len,
 		bad |= conf_put(buf, len, &off, "AIRLAB_AQL",
 				c->variant.aql ? "1" : "0");
 	bad |= conf_put(buf, len, &off, "AIRLAB_CELL", t->name);
+	/* 0: the image makes the radios and the medium but leaves the AP
+	 * radio to the lab's AP driver (ap: hostapd over SSH). */
+	bad |= conf_put(buf, len, &off, "AIRLAB_AP",
+			strcmp(c->ap_host->ap.driver, "virtual") ? "0" : "1");
+	bad |= conf_put(buf, len, &off, "AIRLAB_AP_HT", t->ap.ht ? "1" : "0");
 	bad |= conf_put(buf, len, &off, "AIRLAB_SSID", t->ap.ssid);
 	bad |= conf_put(buf, len, &off, "AIRLAB_PSK", t->ap.passphrase);
 	snprintf(val, sizeof(val), "%d", t->ap.channel);
@@ -135,6 +158,23 @@ int cell_conf_render(const struct cell *c, char *buf, size_t len,
 		bad |= conf_put(buf, len, &off, key, val);
 		snprintf(key, sizeof(key), "AIRLAB_STA_%d_HT", k);
 		bad |= conf_put(buf, len, &off, key, s->ht ? "1" : "0");
+	}
+	/* The image's spare radio j (netdev spare<j>, phy sparephy<j>), when
+	 * a station-host station drives it, sits on that station's RF path
+	 * in the medium. */
+	for (int i = 0; i < t->nstations && !bad; i++) {
+		const struct topo_station *s = &t->stations[i];
+		int j = spare_index(s->radio);
+
+		if (cell_station_local(c, s) || j < 1)
+			continue;
+		snprintf(key, sizeof(key), "AIRLAB_SPARE_%d_NAME", j);
+		bad |= conf_put(buf, len, &off, key, s->name);
+		snprintf(key, sizeof(key), "AIRLAB_SPARE_%d_PATH", j);
+		bad |= conf_put(buf, len, &off, key, s->path);
+		snprintf(key, sizeof(key), "AIRLAB_SPARE_%d_LOSS_DB", j);
+		snprintf(val, sizeof(val), "%g", s->base_loss_db);
+		bad |= conf_put(buf, len, &off, key, val);
 	}
 	if (bad)
 		return al_errf(err,

@@ -320,37 +320,58 @@ int dut_upload(struct dut *d, const char *local, const char *remote, int mode,
 				err);
 }
 
-int dut_run_capture(struct dut *d, const char *cmd, char **out, int *status,
-		    int timeout_s, struct al_err *err)
+/* The whole of a temp file as a malloc'd string. */
+static int slurp_tmp(FILE *tmp, char **out, struct al_err *err)
 {
 	FILE *mem;
-	char *buf = NULL;
 	size_t len = 0;
+
+	*out = NULL;
+	mem = open_memstream(out, &len);
+	if (!mem)
+		return al_errf(err, "open_memstream: %s", strerror(errno));
+	rewind(tmp);
+	for (int ch; (ch = fgetc(tmp)) != EOF;)
+		fputc(ch, mem);
+	fclose(mem);
+	return 0;
+}
+
+int dut_run_io(struct dut *d, const char *cmd, const char *in, char **out,
+	       char **err_out, int *status, int timeout_s, struct al_err *err)
+{
+	FILE *tmp, *etmp = NULL;
 	int rc;
 
 	*out = NULL;
+	if (err_out)
+		*err_out = NULL;
 	/* A pipe could fill and block the driver; a temp file cannot. */
-	FILE *tmp = tmpfile();
-	if (!tmp)
-		return al_errf(err, "%s: tmpfile: %s", d->host->name,
-			       strerror(errno));
-	rc = dut_run(d, cmd, NULL, 0, fileno(tmp), STDERR_FILENO, status,
-		     timeout_s, err);
-	if (rc == 0) {
-		mem = open_memstream(&buf, &len);
-		if (!mem) {
-			fclose(tmp);
-			return al_errf(err, "open_memstream: %s",
-				       strerror(errno));
-		}
-		rewind(tmp);
-		for (int ch; (ch = fgetc(tmp)) != EOF;)
-			fputc(ch, mem);
-		fclose(mem);
-		*out = buf;
+	tmp = tmpfile();
+	if (!tmp || (err_out && !(etmp = tmpfile()))) {
+		rc = al_errf(err, "%s: tmpfile: %s", d->host->name,
+			     strerror(errno));
+		goto out;
 	}
-	fclose(tmp);
+	rc = dut_run(d, cmd, in, in ? strlen(in) : 0, fileno(tmp),
+		     etmp ? fileno(etmp) : STDERR_FILENO, status, timeout_s,
+		     err);
+	if (rc == 0 && slurp_tmp(tmp, out, err) < 0)
+		rc = -1;
+	if (rc == 0 && etmp && slurp_tmp(etmp, err_out, err) < 0)
+		rc = -1;
+out:
+	if (tmp)
+		fclose(tmp);
+	if (etmp)
+		fclose(etmp);
 	return rc;
+}
+
+int dut_run_capture(struct dut *d, const char *cmd, char **out, int *status,
+		    int timeout_s, struct al_err *err)
+{
+	return dut_run_io(d, cmd, NULL, out, NULL, status, timeout_s, err);
 }
 
 int dut_spawn(struct dut *d, const char *cmd, int *to_fd, int *from_fd,

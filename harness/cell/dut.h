@@ -79,6 +79,10 @@ int dut_upload(struct dut *d, const char *local, const char *remote, int mode,
 int dut_run_capture(struct dut *d, const char *cmd, char **out, int *status,
 		    int timeout_s, struct al_err *err);
 
+/* The same with in (may be NULL) on its stdin and, when err_out is not
+ * NULL, its stderr captured there too (else passed to ours). */
+int dut_run_io(struct dut *d, const char *cmd, const char *in, char **out,
+	       char **err_out, int *status, int timeout_s, struct al_err *err);
 /* Starts cmd on the host with its stdin and stdout as local pipes, for
  * long-lived line protocols (airlab-agent). A child process holds its own
  * shell session and pumps; *pid is that child: its exit status is the

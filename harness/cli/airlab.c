@@ -295,9 +295,17 @@ int cli_cell_load(struct cell *c, struct cli_opts *o)
 {
 	struct al_err err;
 	struct cell_paths p = {o->lab, o->topology, o->variant, o->variant_dir};
+	const struct ap_ops *ap;
 
 	if (cell_load(c, &p, &err) < 0) {
 		cli_fail(&err);
+		return -1;
+	}
+	/* The AP's driver, its settings and what the cell asks of it are
+	 * checked before any command touches the lab. */
+	if (bringup_check(c, &ap, &err) < 0) {
+		cli_fail(&err);
+		cell_free(c);
 		return -1;
 	}
 	return 0;

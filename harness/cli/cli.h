@@ -7,6 +7,7 @@
 #include "../cell/cell.h"
 #include "../cell/dut.h"
 #include "../cell/stahost.h"
+#include "../strategy/bringup.h"
 
 struct cli_opts {
 	char lab[4096];
@@ -33,31 +34,8 @@ int cli_cell_load(struct cell *c, struct cli_opts *o);
 int cli_dut_open(struct dut *d, const struct lab *lab, const char *name);
 /* Opens it to watch, without the lock (console, shell, status). */
 int cli_dut_observe(struct dut *d, const struct lab *lab, const char *name);
-/* What bringing a cell up found. */
-struct cell_state {
-	double t0; /* CLOCK_MONOTONIC at the start */
-	char release[128];
-	struct station_row rows[TOPO_MAX_STATIONS];
-	int n, nassoc;
-	/* Why bringing the cell up failed (cli_cell_up), for the record. */
-	char failure[1024];
-};
-
-/* Keeps err in st->failure and prints it; -1. */
-int cli_state_fail(struct cell_state *st, const struct al_err *err);
-/* Asks the DUT and the station hosts in sh (NULL: none) for their
- * stations (waiting up to wait_s in all for them to associate) into st,
- * printing one table on show (NULL: quiet); returns the row count or -1
- * (the error printed). */
-int cli_report_stations(struct dut *d, const struct cell *c,
-			struct stahost_set *sh, int wait_s,
-			struct cell_state *st, FILE *show);
-/* Flashes the variant, powers on (or cycles) the DUT, waits for boot and
- * association, prints the station table. Stations on station hosts are
- * (re)started once the AP host is up and share the table. With reuse, a
- * DUT already up with the same variant is not rebooted. Errors are
- * printed and kept in st->failure; -1 (also when a station-host station
- * did not start). */
+/* Brings the cell up (strategy/bringup.h), printing the station
+ * table; errors are printed too. -1 on failure (st->failure says why). */
 int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 		struct cell_state *st);
 double cli_mono_s(void);

@@ -1,5 +1,6 @@
-/* airlab down: stop the stations on station hosts, then power off the
- * host that carries the cell (--stations: only the former). */
+/* airlab down: stop the stations on station hosts, the AP (its driver
+ * undoes what it made), then power off the host that carries the cell
+ * (--stations: only the stations). */
 #include "cli.h"
 
 #include <string.h>
@@ -9,7 +10,6 @@ int cmd_down(int argc, char **argv, struct cli_opts *o)
 	struct cell c;
 	struct dut d;
 	struct al_err err;
-	static struct stahost_set sh;
 	bool stations_only = false;
 	const struct cli_flag flags[] = {{"--stations", NULL, &stations_only},
 					 {NULL, NULL, NULL}};
@@ -17,30 +17,14 @@ int cmd_down(int argc, char **argv, struct cli_opts *o)
 
 	if (rc >= 0)
 		return rc;
-	rc = 0;
 	if (cli_cell_load(&c, o) < 0)
 		return 2;
-	/* A station host that does not answer is reported; the AP host
-	 * still goes off. */
-	if (stahost_open(&sh, &c, true, &err) < 0) {
-		rc = cli_fail(&err);
-	} else {
-		if (sh.n && stahost_stop(&sh, &c, &err) < 0)
-			rc = cli_fail(&err);
-		stahost_close(&sh);
-	}
-	if (stations_only) {
-		cell_free(&c);
-		return rc;
-	}
 	if (cli_dut_open(&d, &c.lab, c.ap_host->name) < 0) {
 		cell_free(&c);
 		return 1;
 	}
-	if (dut_power_set(&d, false, &err) < 0)
-		rc = cli_fail(&err);
-	else
-		printf("%s: off\n", d.host->name);
+	/* Each part's failure is printed; the others are still done. */
+	rc = bringup_down(&c, &d, stations_only, &err) < 0 ? 1 : 0;
 	dut_close(&d);
 	cell_free(&c);
 	return rc;

@@ -325,6 +325,31 @@ static json_t *station_goodput_json(const struct cell *c,
 	return a;
 }
 
+/* The AP as its driver brought it up, and every knob of the variant as
+ * the DUT read it back. */
+static json_t *ap_json(const struct cell_state *st)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:s}", "driver", st->ap_driver,
+			 "interface", st->ap.iface, "phy", st->ap.phy, "wired",
+			 st->ap.wired, "state", st->ap.state);
+}
+
+static json_t *knobs_json(const struct cell *c, const struct cell_state *st)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < st->nknobs; i++) {
+		const struct knob_result *k = &st->knobs[i];
+
+		json_array_append_new(
+		    a, json_pack("{s:s, s:s, s:i, s:s, s:s, s:s}", "knob",
+				 k->name, "file", c->variant.path, "line",
+				 k->line, "target", k->target, "set", k->set,
+				 "read", k->read));
+	}
+	return a;
+}
+
 static int write_run_json(const char *dir, const struct cell *c,
 			  const struct cell_state *st,
 			  const struct run_record *r, struct al_err *err)
@@ -371,6 +396,8 @@ static int write_run_json(const char *dir, const struct cell *c,
 	json_object_set_new(root, "variant", json_string(c->variant.name));
 	json_object_set_new(root, "kernel", json_string(r->kernel));
 	json_object_set_new(root, "hostapd", json_string(r->hostapd));
+	json_object_set_new(root, "ap", ap_json(st));
+	json_object_set_new(root, "knobs", knobs_json(c, st));
 	json_object_set_new(root, "wpa_supplicant", json_string(r->wpa));
 	json_object_set_new(root, "airlab_commit", json_string(r->commit));
 	json_object_set_new(root, "start", json_string(t0));
@@ -624,8 +651,13 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 	snprintf(out->id, sizeof(out->id), "%s", id);
 	snprintf(out->dir, sizeof(out->dir), "%s", dir);
 	snprintf(rec.kernel, sizeof(rec.kernel), "%s", st.release);
-	dut_line(&d, "hostapd -v 2>&1 | grep -m1 hostapd", rec.hostapd,
-		 sizeof(rec.hostapd));
+	/* The AP's driver read its hostapd when it came up. */
+	if (st.ap.version[0])
+		snprintf(rec.hostapd, sizeof(rec.hostapd), "%s",
+			 st.ap.version);
+	else
+		dut_line(&d, "hostapd -v 2>&1 | grep -m1 hostapd", rec.hostapd,
+			 sizeof(rec.hostapd));
 	dut_line(&d, "wpa_supplicant -v | grep -m1 wpa_supplicant", rec.wpa,
 		 sizeof(rec.wpa));
 	git_commit(o->root, rec.commit, sizeof(rec.commit));

@@ -1,5 +1,5 @@
-/* airlab status: power state, what the DUT booted, its stations and those
- * on station hosts. */
+/* airlab status: power state, what the DUT booted, its AP, its stations
+ * and those on station hosts. */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -14,6 +14,10 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 	static struct cell_state st;
 	static struct stahost_set sh;
 	char *release = NULL;
+	const struct ap_ops *ap;
+	struct ap_config cfg;
+	struct ap_env env;
+	struct drv_target t;
 	const char *wait = NULL;
 	const struct cli_flag flags[] = {{"--wait", &wait, NULL},
 					 {NULL, NULL, NULL}};
@@ -37,20 +41,37 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 		rc = 0;
 		goto out;
 	}
-	if (dut_run_capture(&d,
-			    "uname -r; . /etc/airlab/cell.conf && "
-			    "echo \"$AIRLAB_VARIANT $AIRLAB_CELL\"",
-			    &release, &status, 10, &err) < 0) {
+	if (dut_run_capture(&d, "uname -r", &release, &status, 10, &err) <
+	    0) {
 		cli_fail(&err);
 		goto out;
 	}
-	printf("%s: kernel/variant/cell: %s", d.host->name, release);
+	printf("%s: kernel %s", d.host->name, release);
+	/* The AP as its driver sees it: what it serves and for which
+	 * variant. */
+	if (bringup_check(&c, &ap, &err) < 0) {
+		cli_fail(&err);
+		goto out;
+	}
+	bringup_ap_config(&c, &cfg);
+	bringup_ap_env(&d, &env);
+	t = (struct drv_target){&c.lab, c.ap_host, &c.ap_host->ap};
+	if (ap->status(&t, &env, &cfg, &st.ap, &err) < 0) {
+		cli_fail(&err);
+		goto out;
+	}
+	printf("%s: ap (%s): %s on %s, variant %s, cell %s\n", d.host->name,
+	       ap->name, st.ap.state[0] ? st.ap.state : "not running",
+	       st.ap.iface[0] ? st.ap.iface : "-",
+	       st.ap.variant[0] ? st.ap.variant : "-", c.topo.name);
 	if (stahost_open(&sh, &c, false, &err) < 0) {
 		cli_fail(&err);
 		goto out;
 	}
-	if (cli_report_stations(&d, &c, &sh, wait_s, &st, stdout) >= 0)
+	if (bringup_stations(&d, &c, &sh, wait_s, &st, stdout, &err) >= 0)
 		rc = 0;
+	else
+		cli_fail(&err);
 	stahost_close(&sh);
 out:
 	free(release);

@@ -128,6 +128,57 @@ struct atten_ops {
 	void (*close)(struct atten_dev *d);
 };
 
+/* ---- ap: the cell's access point on its host ---- */
+/* What the topology asks of the AP (topology `ap:`). */
+struct ap_config {
+	const char *variant; /* recorded with the AP: what it was set up for */
+	const char *radio;   /* an interface (wlan0) or a phy (phy0) */
+	const char *ssid;
+	const char *passphrase;
+	int channel;
+	bool ht;
+	const int *basic_rates; /* 100 kb/s units; n = 0: the band's */
+	int nbasic_rates;
+	const char *address; /* IPv4/prefix for the AP's interface, "" none */
+};
+/* A running AP as its driver found it. */
+struct ap_info {
+	char iface[16];	   /* the AP's wireless interface */
+	char phy[32];	   /* its phy ({phy} in variant knobs) */
+	char wired[16];	   /* the wired side (binding `wired:`), "" none */
+	char version[128]; /* hostapd -v's first line */
+	char variant[64];  /* what the AP was set up for, "" unknown */
+	char state[32];	   /* hostapd's state: ENABLED when it serves */
+};
+/* How an AP driver reaches its host: through the host's shell driver,
+ * lent by the caller. run executes cmd (a POSIX sh command line) with in
+ * (may be NULL) on its stdin; *out (malloc'd, may be NULL) gets stdout,
+ * *err_out (may be NULL) stderr. */
+struct ap_env {
+	const char *host; /* for messages */
+	int (*run)(void *ctx, const char *cmd, const char *in, char **out,
+		   char **err_out, int *status, int timeout_s,
+		   struct al_err *err);
+	void *ctx;
+};
+struct ap_ops {
+	const char *name;
+	/* Checks the binding's settings; called before the lab is touched. */
+	int (*check)(const struct drv_target *t, struct al_err *err);
+	/* Brings the AP up as cfg says and fills info; an AP that does not
+	 * come up leaves nothing of airlab's running on the host. */
+	int (*start)(const struct drv_target *t, const struct ap_env *env,
+		     const struct ap_config *cfg, struct ap_info *info,
+		     struct al_err *err);
+	/* Reads the running AP (info->state "" when none runs). */
+	int (*status)(const struct drv_target *t, const struct ap_env *env,
+		      const struct ap_config *cfg, struct ap_info *info,
+		      struct al_err *err);
+	/* Stops the AP and removes what start created. */
+	int (*stop)(const struct drv_target *t, const struct ap_env *env,
+		    const struct ap_config *cfg, struct al_err *err);
+};
+
 /* Refuses a setting of t's binding that is none of known[0..n) with
  * "file:line: dut1 power (driver X): unknown setting 'k' (known: ...)".
  * A power binding also takes the DUT's own keys (power_dut_settings:
@@ -147,6 +198,7 @@ const struct flash_ops *flash_driver(const char *name, struct al_err *err);
 const struct console_ops *console_driver(const char *name, struct al_err *err);
 const struct shell_ops *shell_driver(const char *name, struct al_err *err);
 const struct atten_ops *atten_driver(const char *name, struct al_err *err);
+const struct ap_ops *ap_driver(const char *name, struct al_err *err);
 
 /* The drivers (one file each). */
 extern const struct power_ops power_qemu_ops;	    /* power/qemu.c */
@@ -163,5 +215,7 @@ extern const struct atten_ops atten_medium_ops;	    /* atten/medium.c */
 extern const struct atten_ops atten_minicircuits_http_ops;
 extern const struct atten_ops atten_minicircuits_telnet_ops;
 extern const struct atten_ops atten_minicircuits_usb_ops;
+extern const struct ap_ops ap_hostapd_ops; /* ap/hostapd.c */
+extern const struct ap_ops ap_virtual_ops; /* ap/virtual.c */
 
 #endif

@@ -28,6 +28,11 @@ static const struct atten_ops *const atten_table[] = {
     &atten_minicircuits_usb_ops,
 };
 
+static const struct ap_ops *const ap_table[] = {
+    &ap_hostapd_ops,
+    &ap_virtual_ops,
+};
+
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Looks a name up in a table of ops whose first member is `name`. */
@@ -80,4 +85,9 @@ const struct shell_ops *shell_driver(const char *name, struct al_err *err)
 const struct atten_ops *atten_driver(const char *name, struct al_err *err)
 {
 	return LOOKUP("attenuator", atten_table);
+}
+
+const struct ap_ops *ap_driver(const char *name, struct al_err *err)
+{
+	return LOOKUP("ap", ap_table);
 }

@@ -41,6 +41,7 @@ static void binding_name(const struct drv_target *t, char *buf, size_t len)
 		const char *kind = t->binding == &h->power     ? "power"
 				   : t->binding == &h->flash   ? "flash"
 				   : t->binding == &h->console ? "console"
+				   : t->binding == &h->ap      ? "ap"
 							       : "shell";
 		snprintf(buf, len, "%s %s", h->name, kind);
 		return;

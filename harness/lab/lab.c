@@ -13,8 +13,8 @@
 
 static const char *const top_keys[] = {"lab",	"state_dir",   "image_dir",
 				       "hosts", "attenuators", NULL};
-static const char *const concern_keys[] = {"power", "flash", "console", "shell",
-					   NULL};
+static const char *const concern_keys[] = {"power", "flash", "console",
+					   "shell", "ap",    NULL};
 
 /* a + b + c into out (none of them may be out); -1 when it does not fit. */
 static int join3(char *out, size_t len, const char *a, const char *b,
@@ -166,7 +166,7 @@ static int load_host(struct lab *lab, struct ydoc *d, yaml_node_t *k,
 				 "host %s: state directory path is too long",
 				 name);
 	snprintf(what, sizeof(what), "host %s", name);
-	if (ydoc_check_map(d, v, what, concern_keys, 4, "concerns", err) < 0)
+	if (ydoc_check_map(d, v, what, concern_keys, 5, "concerns", err) < 0)
 		return -1;
 	len = ydoc_map_len(v);
 	for (int i = 0; i < len; i++) {
@@ -175,6 +175,7 @@ static int load_host(struct lab *lab, struct ydoc *d, yaml_node_t *k,
 		struct lab_binding *b = !strcmp(c, "power")	? &h->power
 					: !strcmp(c, "flash")	? &h->flash
 					: !strcmp(c, "console") ? &h->console
+					: !strcmp(c, "ap")	? &h->ap
 								: &h->shell;
 
 		snprintf(what, sizeof(what), "host %s %s", name, c);
@@ -336,6 +337,7 @@ void lab_free(struct lab *lab)
 		binding_free(&lab->hosts[i].flash);
 		binding_free(&lab->hosts[i].console);
 		binding_free(&lab->hosts[i].shell);
+		binding_free(&lab->hosts[i].ap);
 	}
 	for (int i = 0; i < lab->nattens; i++)
 		binding_free(&lab->attens[i].binding);

@@ -37,6 +37,8 @@ struct lab_host {
 	struct lab_binding flash;
 	struct lab_binding console;
 	struct lab_binding shell;
+	/* the cell's access point on this host (drivers/ap/) */
+	struct lab_binding ap;
 	/* set by lab_load: the host's state directory (QMP socket, pty
 	 * link, flashed image) = <lab state_dir>/<host name> */
 	char state_dir[4096];

@@ -13,7 +13,8 @@
 static const char *const top_keys[] = {"cell", "ap", "server", "stations",
 				       NULL};
 static const char *const ap_keys[] = {
-    "host", "radio", "ssid", "passphrase", "channel", "basic_rates", NULL};
+    "host",	   "radio", "ssid",    "passphrase", "channel",
+    "basic_rates", "ht",    "address", NULL};
 static const char *const server_keys[] = {"host", "link", "address", NULL};
 static const char *const station_keys[] = {
     "name", "host",	  "radio",   "path",	"base_loss_db",
@@ -152,13 +153,31 @@ static int check_token(struct ydoc *d, yaml_node_t *map, const char *what,
 			 s);
 }
 
+/* "ht: false": an 802.11a/b/g radio; absent or true: HT (802.11n). */
+static int load_ht(struct ydoc *d, yaml_node_t *map, const char *what, int *ht,
+		   struct al_err *err)
+{
+	char v[16];
+
+	if (ydoc_get_str(d, map, "ht", what, 0, v, sizeof(v), err) < 0)
+		return -1;
+	if (!v[0] || !strcmp(v, "true"))
+		*ht = 1;
+	else if (!strcmp(v, "false"))
+		*ht = 0;
+	else
+		return ydoc_errf(d, ydoc_get(d, map, "ht", NULL), err,
+				 "%s: ht '%s' is not true or false", what, v);
+	return 0;
+}
+
 static int load_ap(struct topology *t, struct ydoc *d, yaml_node_t *ap,
 		   const struct lab *lab, struct al_err *err)
 {
 	char num[64];
 	long ch;
 
-	if (ydoc_check_map(d, ap, "ap", ap_keys, 6, "keys", err) < 0 ||
+	if (ydoc_check_map(d, ap, "ap", ap_keys, 8, "keys", err) < 0 ||
 	    ydoc_get_str(d, ap, "host", "ap", 1, t->ap.host, sizeof(t->ap.host),
 			 err) < 0 ||
 	    ydoc_get_str(d, ap, "radio", "ap", 1, t->ap.radio,
@@ -187,6 +206,15 @@ static int load_ap(struct topology *t, struct ydoc *d, yaml_node_t *ap,
 				 "149..177 step 4)",
 				 num);
 	t->ap.channel = (int)ch;
+	if (load_ht(d, ap, "ap", &t->ap.ht, err) < 0 ||
+	    ydoc_get_str(d, ap, "address", "ap", 0, t->ap.address,
+			 sizeof(t->ap.address), err) < 0)
+		return -1;
+	if (ydoc_get(d, ap, "address", NULL) && !ipv4_cidr_ok(t->ap.address))
+		return ydoc_errf(d, ydoc_get(d, ap, "address", NULL), err,
+				 "ap: address '%s' is not an IPv4 "
+				 "address/prefix (10.42.0.1/24)",
+				 t->ap.address);
 	return load_basic_rates(t, d, ap, err);
 }
 
@@ -248,15 +276,8 @@ static int load_station(struct topology *t, struct ydoc *d, yaml_node_t *n,
 				 "%s: base_loss_db '%s' is not a number of dB "
 				 "in 0..200",
 				 what, num);
-	if (ydoc_get_str(d, n, "ht", what, 0, num, sizeof(num), err) < 0)
+	if (load_ht(d, n, what, &s->ht, err) < 0)
 		return -1;
-	if (!num[0] || !strcmp(num, "true"))
-		s->ht = 1;
-	else if (!strcmp(num, "false"))
-		s->ht = 0;
-	else
-		return ydoc_errf(d, ydoc_get(d, n, "ht", NULL), err,
-				 "%s: ht '%s' is not true or false", what, num);
 	/* A station's own passphrase (station hosts only): "" = the AP's. */
 	if (ydoc_get_str(d, n, "passphrase", what, 0, s->passphrase,
 			 sizeof(s->passphrase), err) < 0)

@@ -41,6 +41,10 @@ struct topology {
 		 * given; none: hostapd's default for the band */
 		int basic_rates[12];
 		int nbasic_rates;
+		int ht; /* 0: "ht: false", no 802.11n */
+		/* "address:": IPv4/prefix the AP's driver gives its
+		 * interface (ap: driver hostapd), "" none */
+		char address[20];
 		int line;
 	} ap;
 	struct {

@@ -11,8 +11,15 @@
 #define MAX_LISTED 64
 
 static const char *const variant_keys[] = {
-    "variant", "kernel", "root_qdisc",	"default_qdisc",
-    "txring",  "aql",	 "description", NULL};
+    "variant", "kernel",      "root_qdisc", "default_qdisc", "txring",
+    "aql",     "description", "knobs",	    NULL};
+static const char *const knob_keys[] = {
+    "wlan_qdisc",    "wired_qdisc", "aql",   "aql_txq_limit", "aql_threshold",
+    "airtime_flags", "sysctl",	    "files", NULL};
+static const char *const file_keys[] = {"path", "value", NULL};
+
+/* mac80211's debugfs files for the knobs that have no other interface. */
+#define MAC80211_DEBUGFS "/sys/kernel/debug/ieee80211/{phy}/"
 
 #define TXRING_MAX 100000
 
@@ -67,6 +74,260 @@ static int printable(const char *s)
 	return 1;
 }
 
+static struct variant_knob *knob_add(struct variant *v, struct ydoc *d,
+				     yaml_node_t *at, const char *name,
+				     enum variant_knob_kind kind,
+				     const char *target, const char *value,
+				     int line, struct al_err *err)
+{
+	struct variant_knob *k;
+
+	if (v->nknobs == VARIANT_MAX_KNOBS) {
+		ydoc_errf(d, at, err, "knobs: more than %d", VARIANT_MAX_KNOBS);
+		return NULL;
+	}
+	k = &v->knobs[v->nknobs++];
+	snprintf(k->name, sizeof(k->name), "%s", name);
+	k->kind = kind;
+	snprintf(k->target, sizeof(k->target), "%s", target);
+	snprintf(k->value, sizeof(k->value), "%s", value);
+	k->exact = 1;
+	k->line = line;
+	return k;
+}
+
+/* A path a knob writes: absolute, plain characters and the {phy},
+ * {iface}, {wired} fields, no "..". */
+static int knob_path_ok(const char *p)
+{
+	const char *fields[] = {"{phy}", "{iface}", "{wired}"};
+
+	if (p[0] != '/' || strstr(p, ".."))
+		return 0;
+	while (*p) {
+		size_t i, n = 0;
+
+		for (i = 0; i < 3; i++)
+			if (!strncmp(p, fields[i], strlen(fields[i])))
+				n = strlen(fields[i]);
+		if (n) {
+			p += n;
+			continue;
+		}
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr("/_.-:", *p)))
+			return 0;
+		p++;
+	}
+	return 1;
+}
+
+/* A whole number from min to max, as text. */
+static int long_in(const char *s, long min, long max)
+{
+	long v;
+
+	return ydoc_parse_long(s, &v) == 0 && v >= min && v <= max;
+}
+
+static int knob_scalar(struct ydoc *d, yaml_node_t *knobs, const char *key,
+		       char *out, size_t len, int *line, struct al_err *err)
+{
+	*line = 0;
+	if (!ydoc_get(d, knobs, key, line))
+		return 0;
+	if (ydoc_get_str(d, knobs, key, "knobs", 1, out, len, err) < 0)
+		return -1;
+	return 1;
+}
+
+/* sysctl: {net.core.default_qdisc: fq_codel}: /proc/sys files. */
+static int load_sysctls(struct variant *v, struct ydoc *d, yaml_node_t *map,
+			struct al_err *err)
+{
+	int n;
+
+	if (ydoc_check_map(d, map, "knobs: sysctl", NULL, VARIANT_MAX_KNOBS,
+			   "settings", err) < 0)
+		return -1;
+	n = ydoc_map_len(map);
+	for (int i = 0; i < n; i++) {
+		yaml_node_t *k = ydoc_map_key(d, map, i);
+		const char *key = ydoc_scalar(k), *val;
+		char path[256], name[80];
+
+		if (ydoc_scalar_value(d, ydoc_map_value(d, map, i),
+				     "knobs: sysctl", key, &val, err) < 0)
+			return -1;
+		if (!ydoc_name_ok(key, 120, "_.-", 0) || strstr(key, ".."))
+			return ydoc_errf(d, k, err,
+					 "knobs: sysctl '%.80s' is not a sysctl "
+					 "name (net.core.default_qdisc)",
+					 key);
+		if (!printable(val) || strlen(val) >= 256)
+			return ydoc_errf(d, k, err,
+					 "knobs: sysctl %s: the value must be "
+					 "one line (at most 255 characters)",
+					 key);
+		snprintf(path, sizeof(path), "/proc/sys/%s", key);
+		for (char *p = path + 10; *p; p++)
+			if (*p == '.')
+				*p = '/';
+		snprintf(name, sizeof(name), "sysctl %s", key);
+		if (!knob_add(v, d, k, name, KNOB_FILE, path, val,
+			      ydoc_line(k), err))
+			return -1;
+	}
+	return 0;
+}
+
+/* files: [{path: ..., value: ...}]: any file the DUT exposes. */
+static int load_files(struct variant *v, struct ydoc *d, yaml_node_t *list,
+		      struct al_err *err)
+{
+	int n;
+
+	if (list->type != YAML_SEQUENCE_NODE)
+		return ydoc_errf(d, list, err,
+				 "knobs: files must be a list of {path, value}, "
+				 "not %s",
+				 ydoc_kind(list));
+	n = (int)(list->data.sequence.items.top -
+		  list->data.sequence.items.start);
+	for (int i = 0; i < n; i++) {
+		yaml_node_t *item = yaml_document_get_node(
+		    &d->doc, list->data.sequence.items.start[i]);
+		char name[80], path[256], val[256];
+
+		snprintf(name, sizeof(name), "files[%d]", i + 1);
+		if (ydoc_check_map(d, item, name, file_keys, 2, "keys", err) <
+			0 ||
+		    ydoc_get_str(d, item, "path", name, 1, path, sizeof(path),
+				 err) < 0 ||
+		    ydoc_get_str(d, item, "value", name, 1, val, sizeof(val),
+				 err) < 0)
+			return -1;
+		if (!knob_path_ok(path))
+			return ydoc_errf(d, ydoc_get(d, item, "path", NULL), err,
+					 "%s: path '%s' must be absolute, of "
+					 "[A-Za-z0-9/_.:-] and {phy}, {iface}, "
+					 "{wired}, without '..'",
+					 name, path);
+		if (!printable(val))
+			return ydoc_errf(d, ydoc_get(d, item, "value", NULL),
+					 err, "%s: value must be one line",
+					 name);
+		if (!knob_add(v, d, item, name, KNOB_FILE, path, val,
+			      ydoc_line(item), err))
+			return -1;
+	}
+	return 0;
+}
+
+/* knobs: applied over the DUT's shell after the AP is up, each read
+ * back. Files first, the qdiscs last (an mq takes net.core.default_qdisc
+ * for its children when it is put in place). */
+static int load_knobs(struct variant *v, struct ydoc *d, yaml_node_t *knobs,
+		      struct al_err *err)
+{
+	char val[256], path[256];
+	yaml_node_t *n;
+	int line, rc;
+
+	if (ydoc_check_map(d, knobs, "knobs", knob_keys, 8, "keys", err) < 0)
+		return -1;
+	if ((n = ydoc_get(d, knobs, "sysctl", NULL)) &&
+	    load_sysctls(v, d, n, err) < 0)
+		return -1;
+	if ((n = ydoc_get(d, knobs, "files", NULL)) &&
+	    load_files(v, d, n, err) < 0)
+		return -1;
+	if ((rc = knob_scalar(d, knobs, "aql", val, sizeof(val), &line,
+			      err)) < 0)
+		return -1;
+	if (rc) {
+		int on = !strcmp(val, "true") || !strcmp(val, "on");
+
+		if (!on && strcmp(val, "false") && strcmp(val, "off"))
+			return ydoc_errf_line(d, line, err,
+					      "knobs: aql '%s' is not true or "
+					      "false",
+					      val);
+		if (!knob_add(v, d, knobs, "aql", KNOB_FILE,
+			      MAC80211_DEBUGFS "aql_enable", on ? "1" : "0",
+			      line, err))
+			return -1;
+	}
+	if ((rc = knob_scalar(d, knobs, "aql_threshold", val, sizeof(val),
+			      &line, err)) < 0)
+		return -1;
+	if (rc && !long_in(val, 0, 100000000))
+		return ydoc_errf_line(d, line, err,
+				      "knobs: aql_threshold '%s' is not a "
+				      "number of µs (0..100000000)",
+				      val);
+	if (rc && !knob_add(v, d, knobs, "aql_threshold", KNOB_FILE,
+			    MAC80211_DEBUGFS "aql_threshold", val, line, err))
+		return -1;
+	if ((rc = knob_scalar(d, knobs, "aql_txq_limit", val, sizeof(val),
+			      &line, err)) < 0)
+		return -1;
+	if (rc) {
+		long ac, lo, hi;
+		char extra;
+		struct variant_knob *k;
+
+		if (sscanf(val, "%ld %ld %ld %c", &ac, &lo, &hi, &extra) != 3 ||
+		    ac < 0 || ac > 3 || lo < 0 || hi < lo)
+			return ydoc_errf_line(
+			    d, line, err,
+			    "knobs: aql_txq_limit '%s' is not 'AC LOW HIGH' "
+			    "(AC 0..3 = VO VI BE BK, limits in µs)",
+			    val);
+		k = knob_add(v, d, knobs, "aql_txq_limit", KNOB_FILE,
+			     MAC80211_DEBUGFS "aql_txq_limit", val, line, err);
+		if (!k)
+			return -1;
+		k->exact = 0; /* it reads back as a table of every AC */
+	}
+	if ((rc = knob_scalar(d, knobs, "airtime_flags", val, sizeof(val),
+			      &line, err)) < 0)
+		return -1;
+	if (rc && !long_in(val, 0, 7))
+		return ydoc_errf_line(d, line, err,
+				      "knobs: airtime_flags '%s' is not 0..7 "
+				      "(1 tx, 2 rx, 4 extended)",
+				      val);
+	if (rc) {
+		struct variant_knob *k =
+		    knob_add(v, d, knobs, "airtime_flags", KNOB_FILE,
+			     MAC80211_DEBUGFS "airtime_flags", val, line, err);
+		if (!k)
+			return -1;
+		k->exact = 0; /* printed in hex on some kernels */
+	}
+	for (int q = 0; q < 2; q++) {
+		const char *key = q ? "wired_qdisc" : "wlan_qdisc";
+
+		if ((rc = knob_scalar(d, knobs, key, val, sizeof(val), &line,
+				      err)) < 0)
+			return -1;
+		if (!rc)
+			continue;
+		if (!val[0] || !chars_ok(val, " _.:-/"))
+			return ydoc_errf_line(d, line, err,
+					      "knobs: %s '%s' is not a tc qdisc "
+					      "spec (letters, digits, blanks "
+					      "and _.:-/)",
+					      key, val);
+		snprintf(path, sizeof(path), "%s", q ? "{wired}" : "{iface}");
+		if (!knob_add(v, d, knobs, key, KNOB_QDISC, path, val, line,
+			      err))
+			return -1;
+	}
+	return 0;
+}
+
 static int variant_from_doc(struct variant *v, struct ydoc *d,
 			    struct al_err *err)
 {
@@ -82,7 +343,7 @@ static int variant_from_doc(struct variant *v, struct ydoc *d,
 	char num[32], flag[16];
 	long ring;
 
-	if (ydoc_check_map(d, root, w, variant_keys, 7, "keys", err) < 0 ||
+	if (ydoc_check_map(d, root, w, variant_keys, 8, "keys", err) < 0 ||
 	    ydoc_get_str(d, root, "variant", w, 1, v->name, sizeof(v->name),
 			 err) < 0 ||
 	    ydoc_get_str(d, root, "kernel", w, 1, v->kernel, sizeof(v->kernel),
@@ -112,6 +373,9 @@ static int variant_from_doc(struct variant *v, struct ydoc *d,
 	else
 		return ydoc_errf(d, ydoc_get(d, root, "aql", NULL), err,
 				 "aql '%s' is not true or false", flag);
+	if (ydoc_get(d, root, "knobs", NULL) &&
+	    load_knobs(v, d, ydoc_get(d, root, "knobs", NULL), err) < 0)
+		return -1;
 	base_name(v->path, want, sizeof(want));
 	if (strcmp(v->name, want))
 		return ydoc_errf(d, ydoc_get(d, root, "variant", NULL), err,

@@ -5,6 +5,24 @@
 
 #include "../util/err.h"
 
+/* A queueing knob applied on the DUT after the AP is up (any DUT, over
+ * its shell) and read back: `knobs:` in the variant file. */
+enum variant_knob_kind {
+	KNOB_QDISC, /* target: "{iface}" or "{wired}"; value: tc spec */
+	KNOB_FILE,  /* target: a path ({phy}, {iface}, {wired}); value */
+};
+struct variant_knob {
+	char name[80]; /* as the file says it: "aql", "files[2]" */
+	enum variant_knob_kind kind;
+	char target[256];
+	char value[256];
+	/* KNOB_FILE: the file must read back as value (trimmed); false
+	 * where the kernel prints another form (aql_txq_limit's table) */
+	int exact;
+	int line;
+};
+#define VARIANT_MAX_KNOBS 32
+
 struct variant {
 	char path[4096];
 	char name[64];		/* e.g. "stock-6.1" */
@@ -19,6 +37,8 @@ struct variant {
 	/* 6.12: AQL + airtime fairness extended features (default on);
 	 * -1 = not set in the file. */
 	int aql;
+	struct variant_knob knobs[VARIANT_MAX_KNOBS];
+	int nknobs;
 };
 
 /* Loads kernel/<name>.yaml from dir (or a path when name contains '/'). */

@@ -90,6 +90,7 @@ static int load_labs(struct lab *labs, int max)
 				 &host->console);
 			RESOLVES(shell_driver, path, host->name, "shell",
 				 &host->shell);
+			RESOLVES(ap_driver, path, host->name, "ap", &host->ap);
 		}
 		for (int a = 0; a < l->nattens; a++)
 			RESOLVES(atten_driver, path, l->attens[a].name,

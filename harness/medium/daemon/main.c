@@ -74,9 +74,15 @@ static int64_t mono_ns(void)
 
 /* ---- cell.conf ------------------------------------------------------- */
 
+/* Spare radios (the image's spare<j>, after the stations' radios): the
+ * stations of a station host that drive them, with their paths. */
+#define MAX_SPARE 32
+
 struct conf_ctx {
 	struct med_conf *mc;
 	int nsta;
+	int nspare;
+	struct med_radio_conf spare[MAX_SPARE + 1];
 };
 
 static int conf_key(void *ctx, const char *key, const char *value, char *err,
@@ -96,14 +102,35 @@ static int conf_key(void *ctx, const char *key, const char *value, char *err,
 		c->nsta = (int)n;
 		return 0;
 	}
-	if (sscanf(key, "AIRLAB_STA_%d_%31s", &i, field) != 2)
-		return 0; /* other keys belong to the init */
-	if (i < 1 || i >= MED_MAX_RADIOS) {
-		snprintf(err, errlen, "%s: station index out of 1..%d", key,
-			 MED_MAX_RADIOS - 1);
-		return -1;
+	if (strcmp(key, "AIRLAB_SPARE_RADIOS") == 0) {
+		long n = strtol(value, &end, 10);
+		if (end == value || *end || n < 0 || n > MAX_SPARE) {
+			snprintf(err, errlen,
+				 "AIRLAB_SPARE_RADIOS='%s' is not 0..%d", value,
+				 MAX_SPARE);
+			return -1;
+		}
+		c->nspare = (int)n;
+		return 0;
 	}
-	struct med_radio_conf *r = &c->mc->radio[i];
+	struct med_radio_conf *r;
+	if (sscanf(key, "AIRLAB_SPARE_%d_%31s", &i, field) == 2) {
+		if (i < 1 || i > MAX_SPARE) {
+			snprintf(err, errlen, "%s: spare index out of 1..%d",
+				 key, MAX_SPARE);
+			return -1;
+		}
+		r = &c->spare[i];
+	} else if (sscanf(key, "AIRLAB_STA_%d_%31s", &i, field) == 2) {
+		if (i < 1 || i >= MED_MAX_RADIOS) {
+			snprintf(err, errlen, "%s: station index out of 1..%d",
+				 key, MED_MAX_RADIOS - 1);
+			return -1;
+		}
+		r = &c->mc->radio[i];
+	} else {
+		return 0; /* other keys belong to the init */
+	}
 	if (strcmp(field, "NAME") == 0) {
 		snprintf(r->name, sizeof(r->name), "%s", value);
 	} else if (strcmp(field, "PATH") == 0) {
@@ -122,7 +149,7 @@ static int conf_key(void *ctx, const char *key, const char *value, char *err,
 
 static int load_conf(const char *path, struct med_conf *mc)
 {
-	struct conf_ctx ctx = {mc, 0};
+	static struct conf_ctx ctx;
 	char err[300];
 	static char text[65536];
 	size_t n;
@@ -132,6 +159,8 @@ static int load_conf(const char *path, struct med_conf *mc)
 		logf_("cell config %s: %s", path, strerror(errno));
 		return -1;
 	}
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.mc = mc;
 	n = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
 	text[n] = 0;
@@ -139,12 +168,26 @@ static int load_conf(const char *path, struct med_conf *mc)
 		logf_("cell config %s: %s", path, err);
 		return -1;
 	}
-	mc->nradios = ctx.nsta + 1;
+	if (ctx.nsta + 1 + ctx.nspare > MED_MAX_RADIOS) {
+		logf_("cell config %s: %d stations and %d spare radios exceed "
+		      "%d radios",
+		      path, ctx.nsta, ctx.nspare, MED_MAX_RADIOS);
+		return -1;
+	}
+	mc->nradios = ctx.nsta + 1 + ctx.nspare;
 	snprintf(mc->radio[0].name, sizeof(mc->radio[0].name), "ap");
 	for (int i = 1; i <= ctx.nsta; i++)
 		if (!mc->radio[i].name[0])
 			snprintf(mc->radio[i].name, sizeof(mc->radio[i].name),
 				 "sta%d", i);
+	/* Spare radio j is hwsim radio nsta + j (the init's order). */
+	for (int j = 1; j <= ctx.nspare; j++) {
+		struct med_radio_conf *r = &mc->radio[ctx.nsta + j];
+
+		*r = ctx.spare[j];
+		if (!r->name[0])
+			snprintf(r->name, sizeof(r->name), "spare%d", j);
+	}
 	return 0;
 }
 
