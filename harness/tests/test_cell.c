@@ -30,9 +30,18 @@ static struct cell *make_cell(int nsta)
 	snprintf(c->topo.ap.passphrase, sizeof(c->topo.ap.passphrase),
 		 "pass'word;rm");
 	c->topo.ap.channel = 11;
+	c->topo.ap.ht = 1;
+	/* The AP host: the virtual DUT, whose image runs the AP. */
+	c->lab.nhosts = 1;
+	snprintf(c->lab.hosts[0].name, sizeof(c->lab.hosts[0].name), "dut1");
+	snprintf(c->lab.hosts[0].ap.driver, sizeof(c->lab.hosts[0].ap.driver),
+		 "virtual");
+	c->ap_host = &c->lab.hosts[0];
+	snprintf(c->topo.ap.host, sizeof(c->topo.ap.host), "dut1");
 	c->topo.nstations = nsta;
 	for (int i = 0; i < nsta; i++) {
 		struct topo_station *s = &c->topo.stations[i];
+		snprintf(s->host, sizeof(s->host), "dut1");
 		snprintf(s->name, sizeof(s->name), "sta%d", i + 1);
 		snprintf(s->path, sizeof(s->path), "path%d", i + 1);
 		s->base_loss_db = 40 + i * 0.5;
@@ -83,6 +92,42 @@ static void conf_survives_sh(void **state)
 	assert_string_equal(sh_eval(conf, "[$AIRLAB_DEFAULT_QDISC]"), "[]");
 	assert_string_equal(sh_eval(conf, "$AIRLAB_TXRING"), "250");
 	assert_string_equal(sh_eval(conf, "[${AIRLAB_AQL-unset}]"), "[unset]");
+	assert_string_equal(sh_eval(conf, "$AIRLAB_AP $AIRLAB_AP_HT"), "1 1");
+	free(c);
+}
+
+/* An AP that the lab's driver sets up (hostapd): the image makes only the
+ * hardware, and the spare radios that station-host stations drive sit on
+ * those stations' paths in the medium. */
+static void conf_for_a_driven_ap(void **state)
+{
+	(void)state;
+	struct cell *c = make_cell(3);
+	static char conf[8192];
+	struct al_err err;
+	const char *radios[] = {"spare2", "sparephy1", "wlan5"};
+
+	snprintf(c->lab.hosts[0].ap.driver, sizeof(c->lab.hosts[0].ap.driver),
+		 "hostapd");
+	c->topo.ap.ht = 0;
+	for (int i = 0; i < 3; i++) {
+		snprintf(c->topo.stations[i].host,
+			 sizeof(c->topo.stations[i].host), "stabox");
+		snprintf(c->topo.stations[i].radio,
+			 sizeof(c->topo.stations[i].radio), "%s", radios[i]);
+	}
+	assert_int_equal(cell_conf_render(c, conf, sizeof(conf), &err), 0);
+	assert_string_equal(sh_eval(conf, "$AIRLAB_AP $AIRLAB_AP_HT"), "0 0");
+	assert_string_equal(sh_eval(conf, "$AIRLAB_NSTA"), "0");
+	assert_string_equal(sh_eval(conf, "$AIRLAB_SPARE_2_NAME "
+					  "$AIRLAB_SPARE_2_PATH "
+					  "$AIRLAB_SPARE_2_LOSS_DB"),
+			    "sta1 path1 40");
+	assert_string_equal(sh_eval(conf, "$AIRLAB_SPARE_1_NAME "
+					  "$AIRLAB_SPARE_1_PATH"),
+			    "sta2 path2");
+	/* wlan5 is no spare radio of the image: nothing for it. */
+	assert_null(strstr(conf, "sta3"));
 	free(c);
 }
 
@@ -148,6 +193,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(conf_survives_sh),
+	    cmocka_unit_test(conf_for_a_driven_ap),
 	    cmocka_unit_test(conf_too_small_is_an_error),
 	    cmocka_unit_test(stations_report_parses),
 	    cmocka_unit_test(stations_report_rejects_strangers),

@@ -162,8 +162,24 @@ static void every_topology_loads_against_a_lab(void **state)
 		for (int l = 0; l < n && !loaded; l++) {
 			loaded = topology_load(&t, g.gl_pathv[i], &labs[l],
 					       &err) == 0;
-			if (!loaded)
+			if (!loaded) {
 				snprintf(why, sizeof(why), "%s", err.msg);
+				continue;
+			}
+			/* The AP's host names the driver that brings the
+			 * AP up, with settings it takes. */
+			const struct lab_host *h =
+			    lab_host_find(&labs[l], t.ap.host);
+			const struct ap_ops *ap;
+			struct drv_target dt = {&labs[l], h, &h->ap};
+
+			if (!h->ap.driver[0])
+				fail_msg("%s: AP host %s has no ap: binding in "
+					 "%s",
+					 g.gl_pathv[i], h->name, labs[l].path);
+			if (!(ap = ap_driver(h->ap.driver, &err)) ||
+			    ap->check(&dt, &err) < 0)
+				fail_msg("%s", err.msg);
 		}
 		if (!loaded)
 			fail_msg("%s loads against none of the %d labs; the "

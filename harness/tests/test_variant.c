@@ -101,7 +101,8 @@ static void unknown_variant_lists_dir(void **state)
 	snprintf(path, sizeof(path), "%s/x.yaml", dir);
 	assert_err_at(&err, path, 0, "unknown variant 'x' (");
 	assert_non_null(strstr(err.msg, "kernel/ has: "));
-	assert_non_null(strstr(err.msg, "fq_codel-6.1, mac80211-6.12"));
+	assert_non_null(strstr(err.msg, "fq_codel-6.1, linuxap-fq_codel, "
+					 "linuxap-pfifo, mac80211-6.12"));
 	assert_non_null(strstr(err.msg, "stock-6.1"));
 
 	/* A dir that does not exist says so. */
@@ -176,10 +177,116 @@ static void bad_variant_fails_at_line(void **state)
 	assert_err_at(&err, path, c->line, c->fragment);
 }
 
+/* knobs: what each becomes (kind, target, value, line) and the order
+ * they are applied in: files first, the qdiscs last. */
+static void knobs_parse(void **state)
+{
+	static const char text[] =
+	    "variant: k\n"
+	    "kernel: \"5.15\"\n"
+	    "knobs:\n"
+	    "  wlan_qdisc: pfifo limit 1000\n"
+	    "  wired_qdisc: fq_codel\n"
+	    "  aql: true\n"
+	    "  aql_txq_limit: 2 5000 12000\n"
+	    "  airtime_flags: 3\n"
+	    "  sysctl:\n"
+	    "    net.core.default_qdisc: fq_codel\n"
+	    "  files:\n"
+	    "    - {path: \"/sys/kernel/debug/ieee80211/{phy}/aqm\", value: "
+	    "fq_limit 2048}\n";
+	struct variant v;
+	struct al_err err;
+	const struct variant_knob *k;
+
+	(void)state;
+	if (variant_load_buf(&v, "kernel/k.yaml", text, sizeof(text) - 1,
+			     &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(v.nknobs, 7);
+	k = &v.knobs[0];
+	assert_string_equal(k->name, "sysctl net.core.default_qdisc");
+	assert_string_equal(k->target, "/proc/sys/net/core/default_qdisc");
+	assert_int_equal(k->line, 10);
+	k = &v.knobs[1];
+	assert_string_equal(k->name, "files[1]");
+	assert_string_equal(k->target, "/sys/kernel/debug/ieee80211/{phy}/aqm");
+	assert_string_equal(k->value, "fq_limit 2048");
+	assert_int_equal(k->line, 12);
+	k = &v.knobs[2];
+	assert_string_equal(k->name, "aql");
+	assert_string_equal(k->target,
+			    "/sys/kernel/debug/ieee80211/{phy}/aql_enable");
+	assert_string_equal(k->value, "1");
+	assert_int_equal(k->line, 6);
+	assert_true(k->exact);
+	k = &v.knobs[3];
+	assert_string_equal(k->name, "aql_txq_limit");
+	assert_false(k->exact);
+	assert_string_equal(v.knobs[4].name, "airtime_flags");
+	k = &v.knobs[5];
+	assert_string_equal(k->name, "wlan_qdisc");
+	assert_int_equal(k->kind, KNOB_QDISC);
+	assert_string_equal(k->target, "{iface}");
+	assert_string_equal(k->value, "pfifo limit 1000");
+	assert_int_equal(k->line, 4);
+	k = &v.knobs[6];
+	assert_string_equal(k->target, "{wired}");
+}
+
+static void bad_knobs_fail_at_line(void **state)
+{
+	static const struct {
+		const char *knobs;
+		int line;
+		const char *fragment;
+	} cases[] = {
+	    {"  qdisc: fq_codel\n", 4, "unknown key 'qdisc'"},
+	    {"  aql: maybe\n", 4, "aql 'maybe' is not true or false"},
+	    {"  wlan_qdisc: \"fq_codel; reboot\"\n", 4,
+	     "wlan_qdisc 'fq_codel; reboot' is not a tc qdisc spec"},
+	    {"  aql_txq_limit: 2 5000\n", 4,
+	     "aql_txq_limit '2 5000' is not 'AC LOW HIGH'"},
+	    {"  airtime_flags: 9\n", 4, "airtime_flags '9' is not 0..7"},
+	    {"  files:\n    - {path: ../etc/x, value: 1}\n", 5,
+	     "files[1]: path '../etc/x' must be absolute"},
+	    {"  files:\n    - {path: \"/sys/{nope}/x\", value: 1}\n", 5,
+	     "files[1]: path '/sys/{nope}/x' must be absolute"},
+	    {"  files:\n    - {path: /sys/x}\n", 5, "'value' is missing"},
+	    {"  files: {path: /sys/x, value: 1}\n", 4,
+	     "knobs: files must be a list"},
+	    {"  sysctl:\n    net/core: 1\n", 5,
+	     "sysctl 'net/core' is not a sysctl name"},
+	};
+	char text[512];
+	struct variant v;
+	struct al_err err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char want[64];
+
+		snprintf(text, sizeof(text),
+			 "variant: k\nkernel: \"6.1\"\nknobs:\n%s",
+			 cases[i].knobs);
+		assert_int_equal(variant_load_buf(&v, "kernel/k.yaml", text,
+						  strlen(text), &err),
+				 -1);
+		snprintf(want, sizeof(want), "kernel/k.yaml:%d: ",
+			 cases[i].line);
+		if (strncmp(err.msg, want, strlen(want)) ||
+		    !strstr(err.msg, cases[i].fragment))
+			fail_msg("case %zu: got '%s', want '%s%s'", i, err.msg,
+				 want, cases[i].fragment);
+	}
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
 	    cmocka_unit_test(repo_variants_parse),
+	    cmocka_unit_test(knobs_parse),
+	    cmocka_unit_test(bad_knobs_fail_at_line),
 	    cmocka_unit_test(fixture_variants_parse),
 	    cmocka_unit_test(unknown_variant_lists_dir),
 	    cmocka_unit_test(bare_names_stay_in_dir),

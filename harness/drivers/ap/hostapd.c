@@ -261,10 +261,12 @@ void ap_info_parse(const char *text, struct ap_info *info)
 	"addr del \"$aa\" dev \"$ai\" 2>/dev/null; fi; "                       \
 	"[ -s \"$d/created\" ] && iw dev \"$(cat \"$d/created\")\" del "       \
 	"2>/dev/null; rm -rf \"$d\"; return 0; }; "                            \
-	"loginfo() { m=$({ cat \"$d/log\" 2>/dev/null; printf '%s\\n' "    \
-	"\"$o\"; } | grep -m1 -E '^Line [0-9]+:'); [ -n \"$m\" ] || m=$({ "   \
-	"cat \"$d/log\" 2>/dev/null; printf '%s\\n' \"$o\"; } | grep -v '^$' " \
-	"| tail -n 2 | tr '\\n' ' '); }; "
+	"loginfo() { l=$({ cat \"$d/log\" 2>/dev/null; printf '%s\\n' "       \
+	"\"$o\"; } | grep -v '^$'); m=$(printf '%s\\n' \"$l\" | grep -m1 -E "  \
+	"'^Line [0-9]+:'); [ -n \"$m\" ] || m=$(printf '%s\\n' \"$l\" | grep "  \
+	"-m1 -E 'not allowed|not support|Could not|[Ii]nvalid|[Uu]nknown|"     \
+	"[Ff]ailed'); [ -n \"$m\" ] || m=$(printf '%s\\n' \"$l\" | tail -n 2 " \
+	"| tr '\\n' ' '); }; "
 
 /* Appends `name='value' ` (sh-quoted). */
 static int put_var(char *buf, size_t len, size_t *off, const char *name,
@@ -432,9 +434,6 @@ static int run_script(const struct drv_target *t, const struct ap_env *env,
 		return -1;
 	}
 	if (status != 0) {
-		/* Its own lines on our stderr too: the whole story. */
-		if (errout && *errout)
-			fputs(errout, stderr);
 		rc = script_failed(t, what, status, errout, err);
 	} else {
 		rc = 0;
