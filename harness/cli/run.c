@@ -653,8 +653,7 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 	snprintf(rec.kernel, sizeof(rec.kernel), "%s", st.release);
 	/* The AP's driver read its hostapd when it came up. */
 	if (st.ap.version[0])
-		snprintf(rec.hostapd, sizeof(rec.hostapd), "%s",
-			 st.ap.version);
+		snprintf(rec.hostapd, sizeof(rec.hostapd), "%s", st.ap.version);
 	else
 		dut_line(&d, "hostapd -v 2>&1 | grep -m1 hostapd", rec.hostapd,
 			 sizeof(rec.hostapd));

@@ -41,8 +41,7 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 		rc = 0;
 		goto out;
 	}
-	if (dut_run_capture(&d, "uname -r", &release, &status, 10, &err) <
-	    0) {
+	if (dut_run_capture(&d, "uname -r", &release, &status, 10, &err) < 0) {
 		cli_fail(&err);
 		goto out;
 	}

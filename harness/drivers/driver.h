@@ -177,6 +177,13 @@ struct ap_ops {
 	/* Stops the AP and removes what start created. */
 	int (*stop)(const struct drv_target *t, const struct ap_env *env,
 		    const struct ap_config *cfg, struct al_err *err);
+	/* Optional (NULL: the AP's host runs no stations, they are all on
+	 * station hosts): the rows of the stations the AP's host runs
+	 * itself, "station=NAME associated=..." lines (stations_parse),
+	 * after waiting up to wait_s for them to associate; *rows is
+	 * malloc'd. */
+	int (*stations)(const struct drv_target *t, const struct ap_env *env,
+			int wait_s, char **rows, struct al_err *err);
 };
 
 /* Refuses a setting of t's binding that is none of known[0..n) with

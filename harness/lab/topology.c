@@ -12,9 +12,9 @@
 
 static const char *const top_keys[] = {"cell", "ap", "server", "stations",
 				       NULL};
-static const char *const ap_keys[] = {
-    "host",	   "radio", "ssid",    "passphrase", "channel",
-    "basic_rates", "ht",    "address", NULL};
+static const char *const ap_keys[] = {"host",	    "radio",   "ssid",
+				      "passphrase", "channel", "basic_rates",
+				      "ht",	    "address", NULL};
 static const char *const server_keys[] = {"host", "link", "address", NULL};
 static const char *const station_keys[] = {
     "name", "host",	  "radio",   "path",	"base_loss_db",

@@ -11,11 +11,12 @@
 #define MAX_LISTED 64
 
 static const char *const variant_keys[] = {
-    "variant", "kernel",      "root_qdisc", "default_qdisc", "txring",
-    "aql",     "description", "knobs",	    NULL};
+    "variant",	   "kernel", "root_qdisc", "default_qdisc", "txring", "aql",
+    "description", "knobs",  NULL};
 static const char *const knob_keys[] = {
-    "wlan_qdisc",    "wired_qdisc", "aql",   "aql_txq_limit", "aql_threshold",
-    "airtime_flags", "sysctl",	    "files", NULL};
+    "wlan_qdisc",    "wired_qdisc",   "aql",
+    "aql_txq_limit", "aql_threshold", "airtime_flags",
+    "sysctl",	     "files",	      NULL};
 static const char *const file_keys[] = {"path", "value", NULL};
 
 /* mac80211's debugfs files for the knobs that have no other interface. */
@@ -157,13 +158,14 @@ static int load_sysctls(struct variant *v, struct ydoc *d, yaml_node_t *map,
 		char path[256], name[80];
 
 		if (ydoc_scalar_value(d, ydoc_map_value(d, map, i),
-				     "knobs: sysctl", key, &val, err) < 0)
+				      "knobs: sysctl", key, &val, err) < 0)
 			return -1;
 		if (!ydoc_name_ok(key, 120, "_.-", 0) || strstr(key, ".."))
-			return ydoc_errf(d, k, err,
-					 "knobs: sysctl '%.80s' is not a sysctl "
-					 "name (net.core.default_qdisc)",
-					 key);
+			return ydoc_errf(
+			    d, k, err,
+			    "knobs: sysctl '%.80s' is not a sysctl "
+			    "name (net.core.default_qdisc)",
+			    key);
 		if (!printable(val) || strlen(val) >= 256)
 			return ydoc_errf(d, k, err,
 					 "knobs: sysctl %s: the value must be "
@@ -174,8 +176,8 @@ static int load_sysctls(struct variant *v, struct ydoc *d, yaml_node_t *map,
 			if (*p == '.')
 				*p = '/';
 		snprintf(name, sizeof(name), "sysctl %s", key);
-		if (!knob_add(v, d, k, name, KNOB_FILE, path, val,
-			      ydoc_line(k), err))
+		if (!knob_add(v, d, k, name, KNOB_FILE, path, val, ydoc_line(k),
+			      err))
 			return -1;
 	}
 	return 0;
@@ -188,10 +190,11 @@ static int load_files(struct variant *v, struct ydoc *d, yaml_node_t *list,
 	int n;
 
 	if (list->type != YAML_SEQUENCE_NODE)
-		return ydoc_errf(d, list, err,
-				 "knobs: files must be a list of {path, value}, "
-				 "not %s",
-				 ydoc_kind(list));
+		return ydoc_errf(
+		    d, list, err,
+		    "knobs: files must be a list of {path, value}, "
+		    "not %s",
+		    ydoc_kind(list));
 	n = (int)(list->data.sequence.items.top -
 		  list->data.sequence.items.start);
 	for (int i = 0; i < n; i++) {
@@ -208,7 +211,8 @@ static int load_files(struct variant *v, struct ydoc *d, yaml_node_t *list,
 				 err) < 0)
 			return -1;
 		if (!knob_path_ok(path))
-			return ydoc_errf(d, ydoc_get(d, item, "path", NULL), err,
+			return ydoc_errf(d, ydoc_get(d, item, "path", NULL),
+					 err,
 					 "%s: path '%s' must be absolute, of "
 					 "[A-Za-z0-9/_.:-] and {phy}, {iface}, "
 					 "{wired}, without '..'",
@@ -242,8 +246,8 @@ static int load_knobs(struct variant *v, struct ydoc *d, yaml_node_t *knobs,
 	if ((n = ydoc_get(d, knobs, "files", NULL)) &&
 	    load_files(v, d, n, err) < 0)
 		return -1;
-	if ((rc = knob_scalar(d, knobs, "aql", val, sizeof(val), &line,
-			      err)) < 0)
+	if ((rc = knob_scalar(d, knobs, "aql", val, sizeof(val), &line, err)) <
+	    0)
 		return -1;
 	if (rc) {
 		int on = !strcmp(val, "true") || !strcmp(val, "on");
@@ -315,11 +319,12 @@ static int load_knobs(struct variant *v, struct ydoc *d, yaml_node_t *knobs,
 		if (!rc)
 			continue;
 		if (!val[0] || !chars_ok(val, " _.:-/"))
-			return ydoc_errf_line(d, line, err,
-					      "knobs: %s '%s' is not a tc qdisc "
-					      "spec (letters, digits, blanks "
-					      "and _.:-/)",
-					      key, val);
+			return ydoc_errf_line(
+			    d, line, err,
+			    "knobs: %s '%s' is not a tc qdisc "
+			    "spec (letters, digits, blanks "
+			    "and _.:-/)",
+			    key, val);
 		snprintf(path, sizeof(path), "%s", q ? "{wired}" : "{iface}");
 		if (!knob_add(v, d, knobs, key, KNOB_QDISC, path, val, line,
 			      err))

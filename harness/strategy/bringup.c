@@ -54,7 +54,9 @@ int bringup_check(const struct cell *c, const struct ap_ops **ops,
 	ap_target(c, &t);
 	if ((*ops)->check(&t, err) < 0)
 		return -1;
-	virtual_ap = *ops == &ap_virtual_ops;
+	/* The virtual DUT's AP: its image runs stations and has its own
+	 * addresses. */
+	virtual_ap = (*ops)->stations != NULL;
 	for (int i = 0; i < c->topo.nstations && !virtual_ap; i++) {
 		const struct topo_station *s = &c->topo.stations[i];
 
@@ -63,8 +65,8 @@ int bringup_check(const struct cell *c, const struct ap_ops **ops,
 				       "%s:%d: station %s is on the AP's host "
 				       "%s, whose AP (driver %s) runs no "
 				       "stations: put it on a station host",
-				       c->topo.path, s->line, s->name,
-				       s->host, b->driver);
+				       c->topo.path, s->line, s->name, s->host,
+				       b->driver);
 	}
 	if (c->topo.ap.address[0] && virtual_ap)
 		return al_errf(err,
@@ -75,8 +77,8 @@ int bringup_check(const struct cell *c, const struct ap_ops **ops,
 	for (int i = 0; i < c->variant.nknobs; i++) {
 		const struct variant_knob *k = &c->variant.knobs[i];
 
-		if (strstr(k->target, "{wired}") &&
-		    !lab_param(b, "wired") && !virtual_ap)
+		if (strstr(k->target, "{wired}") && !lab_param(b, "wired") &&
+		    !virtual_ap)
 			return al_errf(err,
 				       "%s:%d: knob %s needs the AP's wired "
 				       "side, and %s:%d (%s ap) has no wired: "
@@ -137,13 +139,13 @@ static int knob_expand(const struct cell *c, const struct variant_knob *k,
 				break;
 		if (i < 3) {
 			if (!f[i].value[0])
-				return al_errf(err,
-					       "%s:%d: knob %s: the AP's driver "
-					       "did not tell its %.*s",
-					       c->variant.path, k->line,
-					       k->name,
-					       (int)strlen(f[i].field) - 2,
-					       f[i].field + 1);
+				return al_errf(
+				    err,
+				    "%s:%d: knob %s: the AP's driver "
+				    "did not tell its %.*s",
+				    c->variant.path, k->line, k->name,
+				    (int)strlen(f[i].field) - 2,
+				    f[i].field + 1);
 			n = strlen(f[i].value);
 			if (o + n >= len)
 				break;
@@ -221,8 +223,8 @@ static int knob_apply(struct dut *d, const struct cell *c,
 	}
 	/* A qdisc spec is words for tc (checked to be plain tokens). */
 	bad |= sh_quote(cmd, sizeof(cmd), &off, k->value) < 0;
-	bad |= off + sizeof(KNOB_FILE_CMD) + sizeof(KNOB_QDISC_CMD) >=
-	       sizeof(cmd);
+	bad |=
+	    off + sizeof(KNOB_FILE_CMD) + sizeof(KNOB_QDISC_CMD) >= sizeof(cmd);
 	if (bad)
 		return al_errf(err, "%s:%d: knob %s: command too long",
 			       c->variant.path, k->line, k->name);
@@ -239,11 +241,11 @@ static int knob_apply(struct dut *d, const struct cell *c,
 		char why[300];
 
 		first_line(eout, why, sizeof(why));
-		al_errf(err, "%s:%d: knob %s: %s on %s '%s' failed (exit %d)%s%s",
-			c->variant.path, k->line, k->name,
-			k->kind == KNOB_QDISC ? "tc qdisc replace root"
-					      : "writing",
-			target, k->value, status, why[0] ? ": " : "", why);
+		al_errf(
+		    err, "%s:%d: knob %s: %s on %s '%s' failed (exit %d)%s%s",
+		    c->variant.path, k->line, k->name,
+		    k->kind == KNOB_QDISC ? "tc qdisc replace root" : "writing",
+		    target, k->value, status, why[0] ? ": " : "", why);
 	} else if (k->kind == KNOB_QDISC) {
 		/* "qdisc pfifo 8001: root ...": the kind is the 2nd word. */
 		char want[64], got[64];
@@ -339,25 +341,23 @@ int bringup_stations(struct dut *d, const struct cell *c,
 		     struct stahost_set *sh, int wait_s, struct cell_state *st,
 		     FILE *show, struct al_err *err)
 {
-	char cmd[128], *out = NULL;
+	const struct ap_ops *ap;
+	struct drv_target t;
+	struct ap_env env;
+	char *out = NULL;
 	double t0 = mono_s(), left;
 	bool local = false;
-	int status;
 
+	if (bringup_check(c, &ap, err) < 0)
+		return -1;
 	for (int i = 0; i < c->topo.nstations; i++)
 		local |= cell_station_local(c, &c->topo.stations[i]);
-	/* Only the virtual DUT runs stations of its own. */
-	if (local) {
-		snprintf(cmd, sizeof(cmd), "airlab-guest stations --wait %d",
-			 wait_s);
-		if (dut_run_capture(d, cmd, &out, &status, wait_s + 60, err) <
-		    0)
+	/* Only an AP host that runs stations (the virtual DUT) has rows. */
+	if (local && ap->stations) {
+		ap_target(c, &t);
+		bringup_ap_env(d, &env);
+		if (ap->stations(&t, &env, wait_s, &out, err) < 0)
 			return -1;
-		if (status != 0 && status != 1) {
-			free(out);
-			return al_errf(err, "%s: '%s' failed with status %d",
-				       d->host->name, cmd, status);
-		}
 	}
 	/* The station hosts' rows follow the AP host's: one table. */
 	left = wait_s - (mono_s() - t0);
@@ -371,8 +371,7 @@ int bringup_stations(struct dut *d, const struct cell *c,
 	free(out);
 	if (st->n < 0)
 		return -1;
-	if (sh && sh->n && st->ap.iface[0] &&
-	    check_in_ap(d, c, st, err) < 0)
+	if (sh && sh->n && st->ap.iface[0] && check_in_ap(d, c, st, err) < 0)
 		return -1;
 	if (show)
 		stations_print(show, st->rows, st->n);
@@ -384,8 +383,7 @@ int bringup_stations(struct dut *d, const struct cell *c,
 
 /* ---- the sequence ---- */
 
-static int dut_release(struct dut *d, char *out, size_t len,
-		       struct al_err *err)
+static int dut_release(struct dut *d, char *out, size_t len, struct al_err *err)
 {
 	char *text = NULL;
 	int status;
@@ -454,8 +452,8 @@ int bringup_cell(struct cell *c, struct dut *d, const struct bringup_opts *o,
 	if (dut_power_get(d, &on, err) < 0)
 		return fail(st, err);
 	/* A DUT already serving this variant's cell is used as it is. */
-	if (o->reuse && on && dut_release(d, st->release, sizeof(st->release),
-					  err) == 0 &&
+	if (o->reuse && on &&
+	    dut_release(d, st->release, sizeof(st->release), err) == 0 &&
 	    ap->status(&t, &env, &cfg, &st->ap, err) == 0 &&
 	    !strcmp(st->ap.state, "ENABLED") &&
 	    !strcmp(st->ap.variant, c->variant.name)) {
@@ -581,7 +579,7 @@ int bringup_down(struct cell *c, struct dut *d, bool stations_only,
 			bringup_ap_env(d, &env);
 			if (ap->stop(&t, &env, &cfg, &e) < 0)
 				DOWN_FAIL();
-			else if (ap != &ap_virtual_ops)
+			else if (!ap->stations)
 				printf("%s: ap (%s) stopped\n", d->host->name,
 				       ap->name);
 		}

@@ -118,7 +118,8 @@ static void refusals_before_the_lab_is_touched(void **state)
 			      "variant: v\nkernel: \"6.1\"\n", &err),
 			 0);
 	assert_int_equal(bringup_check(&c, &ap, &err), -1);
-	assert_non_null(strstr(err.msg, "lab.yaml:5: host dut1 carries the AP"));
+	assert_non_null(
+	    strstr(err.msg, "lab.yaml:5: host dut1 carries the AP"));
 	assert_non_null(strstr(err.msg, "has no ap: binding"));
 	cell_free(&c);
 	/* An AP driver airlab does not have. */
@@ -128,7 +129,7 @@ static void refusals_before_the_lab_is_touched(void **state)
 			 0);
 	assert_int_equal(bringup_check(&c, &ap, &err), -1);
 	assert_non_null(strstr(err.msg, "dut1 ap: unknown ap driver 'madwifi' "
-					 "(known: hostapd, virtual)"));
+					"(known: hostapd, virtual)"));
 	cell_free(&c);
 	/* A station on the host of an AP that runs none. */
 	assert_int_equal(load(&c, hostapd_ap, LOCAL_STATION, "",
@@ -136,7 +137,7 @@ static void refusals_before_the_lab_is_touched(void **state)
 			 0);
 	assert_int_equal(bringup_check(&c, &ap, &err), -1);
 	assert_non_null(strstr(err.msg, "topology.yaml:5: station sta1 is on "
-					 "the AP's host dut1"));
+					"the AP's host dut1"));
 	cell_free(&c);
 	/* address: on the virtual DUT's AP. */
 	assert_int_equal(load(&c, "    ap:\n      driver: virtual\n",
@@ -144,7 +145,8 @@ static void refusals_before_the_lab_is_touched(void **state)
 			      "variant: v\nkernel: \"6.1\"\n", &err),
 			 0);
 	assert_int_equal(bringup_check(&c, &ap, &err), -1);
-	assert_non_null(strstr(err.msg, "topology.yaml:2: ap: address: is for"));
+	assert_non_null(
+	    strstr(err.msg, "topology.yaml:2: ap: address: is for"));
 	cell_free(&c);
 	/* A knob on the wired side of an AP without wired:. */
 	assert_int_equal(load(&c, "    ap:\n      driver: hostapd\n",
@@ -155,7 +157,7 @@ static void refusals_before_the_lab_is_touched(void **state)
 			 0);
 	assert_int_equal(bringup_check(&c, &ap, &err), -1);
 	assert_non_null(strstr(err.msg, "v.yaml:4: knob wired_qdisc needs the "
-					 "AP's wired side"));
+					"AP's wired side"));
 	cell_free(&c);
 	/* A setting the hostapd driver does not know, and a bad one. */
 	assert_int_equal(load(&c,
@@ -165,8 +167,9 @@ static void refusals_before_the_lab_is_touched(void **state)
 			      &err),
 			 0);
 	assert_int_equal(bringup_check(&c, &ap, &err), -1);
-	assert_non_null(strstr(err.msg, "lab.yaml:21: dut1 ap (driver "
-					 "hostapd): unknown setting 'stop_cmd'"));
+	assert_non_null(strstr(err.msg,
+			       "lab.yaml:21: dut1 ap (driver "
+			       "hostapd): unknown setting 'stop_cmd'"));
 	cell_free(&c);
 	assert_int_equal(load(&c,
 			      "    ap:\n      driver: hostapd\n"
@@ -176,7 +179,7 @@ static void refusals_before_the_lab_is_touched(void **state)
 			 0);
 	assert_int_equal(bringup_check(&c, &ap, &err), -1);
 	assert_non_null(strstr(err.msg, "lab.yaml:21: dut1 ap (driver "
-					 "hostapd): state_dir '/' must be"));
+					"hostapd): state_dir '/' must be"));
 	cell_free(&c);
 	/* Fine: a hostapd AP, a station-host station, knobs. */
 	assert_int_equal(load(&c, hostapd_ap, BOX_STATION, "",
@@ -194,8 +197,8 @@ static void hostapd_conf_renders(void **state)
 {
 	struct ap_hostapd_settings s = {0};
 	const int rates[] = {60, 120, 240};
-	struct ap_config cfg = {"stock", "phy0", "a\"b", "pass phrase", 36,
-				false, rates, 3, ""};
+	struct ap_config cfg = {
+	    "stock", "phy0", "a\"b", "pass phrase", 36, false, rates, 3, ""};
 	char conf[2048];
 	struct al_err err;
 
@@ -207,7 +210,8 @@ static void hostapd_conf_renders(void **state)
 			 0);
 	assert_non_null(strstr(conf, "\nctrl_interface=/tmp/airlab-ap/ctrl\n"));
 	assert_non_null(strstr(conf, "\nssid2=612262\n"));
-	assert_non_null(strstr(conf, "\nhw_mode=a\nchannel=36\nieee80211n=0\n"));
+	assert_non_null(
+	    strstr(conf, "\nhw_mode=a\nchannel=36\nieee80211n=0\n"));
 	assert_non_null(strstr(conf, "\nwpa_passphrase=pass phrase\n"));
 	assert_non_null(strstr(conf, "\nbasic_rates=60 120 240\n"));
 	assert_non_null(strstr(conf, "\nbridge=br-lan\n"));
@@ -248,7 +252,8 @@ static void knobs_over_ssh(void **state)
 	assert_string_equal(st.knobs[0].name, "files[1]");
 	assert_int_equal(st.knobs[0].line, 5);
 	assert_non_null(strstr(st.knobs[0].target, "/knobs/phy9/depth"));
-	assert_non_null(strstr(err.msg, "v.yaml:6: knob files[2]: dut1 has no "));
+	assert_non_null(
+	    strstr(err.msg, "v.yaml:6: knob files[2]: dut1 has no "));
 	assert_non_null(strstr(err.msg, "/knobs/none"));
 	dut_close(&d);
 	cell_free(&c);
@@ -262,7 +267,8 @@ static void knobs_over_ssh(void **state)
 			 0);
 	assert_int_equal(dut_open(&d, &c.lab, "dut1", &err), 0);
 	assert_int_equal(bringup_knobs(&d, &c, &info, &st, &err), -1);
-	assert_non_null(strstr(err.msg, "v.yaml:5: knob files[1]: writing on "));
+	assert_non_null(
+	    strstr(err.msg, "v.yaml:5: knob files[1]: writing on "));
 	assert_non_null(strstr(err.msg, "failed (exit 4)"));
 	dut_close(&d);
 	cell_free(&c);
@@ -323,7 +329,7 @@ static void hostapd_driver_errors(void **state)
 	assert_int_equal(load(&c, ap, BOX_STATION, "", v, &err), 0);
 	assert_int_equal(ap_run(&c, "start", &info, &err), -1);
 	assert_non_null(strstr(err.msg, "dut1: ap (hostapd): no program "
-					 "'/nonexistent/hostapd' on this host"));
+					"'/nonexistent/hostapd' on this host"));
 	assert_false(exists("ap"));
 	cell_free(&c);
 

@@ -102,7 +102,7 @@ static void unknown_variant_lists_dir(void **state)
 	assert_err_at(&err, path, 0, "unknown variant 'x' (");
 	assert_non_null(strstr(err.msg, "kernel/ has: "));
 	assert_non_null(strstr(err.msg, "fq_codel-6.1, linuxap-fq_codel, "
-					 "linuxap-pfifo, mac80211-6.12"));
+					"linuxap-pfifo, mac80211-6.12"));
 	assert_non_null(strstr(err.msg, "stock-6.1"));
 
 	/* A dir that does not exist says so. */
@@ -272,8 +272,8 @@ static void bad_knobs_fail_at_line(void **state)
 		assert_int_equal(variant_load_buf(&v, "kernel/k.yaml", text,
 						  strlen(text), &err),
 				 -1);
-		snprintf(want, sizeof(want), "kernel/k.yaml:%d: ",
-			 cases[i].line);
+		snprintf(want, sizeof(want),
+			 "kernel/k.yaml:%d: ", cases[i].line);
 		if (strncmp(err.msg, want, strlen(want)) ||
 		    !strstr(err.msg, cases[i].fragment))
 			fail_msg("case %zu: got '%s', want '%s%s'", i, err.msg,

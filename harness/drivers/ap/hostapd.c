@@ -26,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const known[] = {
-    "stop_command", "start_command", "bridge",	  "wired",
-    "country",	    "hostapd",	     "state_dir", "timeout_s"};
+static const char *const known[] = {"stop_command", "start_command", "bridge",
+				    "wired",	    "country",	     "hostapd",
+				    "state_dir",    "timeout_s"};
 
 /* An interface name as the kernel takes it (IFNAMSIZ, no blanks or /). */
 static int ifname_ok(const char *s)
@@ -66,8 +66,8 @@ static int one_line(const char *s)
 
 /* Copies setting key (or def) into out; file:line error when too long or
  * not one line. */
-static int setting(const struct drv_target *t, const char *key,
-		   const char *def, char *out, size_t len, struct al_err *err)
+static int setting(const struct drv_target *t, const char *key, const char *def,
+		   char *out, size_t len, struct al_err *err)
 {
 	const struct lab_param *p = lab_param_entry(t->binding, key);
 	const char *v = p ? p->value : def;
@@ -119,18 +119,18 @@ int ap_hostapd_settings(const struct drv_target *t,
 		return -1;
 	s->timeout_s = (int)timeout;
 	if (!state_dir_ok(s->state_dir))
-		return bad_setting(t, "state_dir",
-				   "must be an absolute path of [A-Za-z0-9/_.-] "
-				   "without '..' (airlab removes it on stop)",
-				   err);
+		return bad_setting(
+		    t, "state_dir",
+		    "must be an absolute path of [A-Za-z0-9/_.-] "
+		    "without '..' (airlab removes it on stop)",
+		    err);
 	if (!s->hostapd[0])
 		return bad_setting(t, "hostapd", "is empty", err);
 	if (s->bridge[0] && !ifname_ok(s->bridge))
 		return bad_setting(t, "bridge", "is not an interface name",
 				   err);
 	if (s->wired[0] && !ifname_ok(s->wired))
-		return bad_setting(t, "wired", "is not an interface name",
-				   err);
+		return bad_setting(t, "wired", "is not an interface name", err);
 	if (s->country[0] &&
 	    (strlen(s->country) != 2 || s->country[0] < 'A' ||
 	     s->country[0] > 'Z' || s->country[1] < 'A' || s->country[1] > 'Z'))
@@ -182,8 +182,8 @@ int ap_hostapd_conf(const struct ap_hostapd_settings *s,
 		   "wpa_key_mgmt=WPA-PSK\n"
 		   "rsn_pairwise=CCMP\n"
 		   "wpa_passphrase=%s\n",
-		   cfg->channel <= 14 ? "g" : "a", cfg->channel, cfg->ht ? 1 : 0,
-		   cfg->passphrase);
+		   cfg->channel <= 14 ? "g" : "a", cfg->channel,
+		   cfg->ht ? 1 : 0, cfg->passphrase);
 	if (cfg->nbasic_rates) {
 		bad |= put(buf, len, &off, "basic_rates=");
 		for (int i = 0; i < cfg->nbasic_rates; i++)
@@ -229,7 +229,8 @@ void ap_info_parse(const char *text, struct ap_info *info)
 
 				if (vl >= fields[k].len)
 					vl = fields[k].len - 1;
-				memcpy((char *)info + fields[k].off, l + kl, vl);
+				memcpy((char *)info + fields[k].off, l + kl,
+				       vl);
 				((char *)info + fields[k].off)[vl] = 0;
 			}
 		}
@@ -261,9 +262,9 @@ void ap_info_parse(const char *text, struct ap_info *info)
 	"addr del \"$aa\" dev \"$ai\" 2>/dev/null; fi; "                       \
 	"[ -s \"$d/created\" ] && iw dev \"$(cat \"$d/created\")\" del "       \
 	"2>/dev/null; rm -rf \"$d\"; return 0; }; "                            \
-	"loginfo() { l=$({ cat \"$d/log\" 2>/dev/null; printf '%s\\n' "       \
+	"loginfo() { l=$({ cat \"$d/log\" 2>/dev/null; printf '%s\\n' "        \
 	"\"$o\"; } | grep -v '^$'); m=$(printf '%s\\n' \"$l\" | grep -m1 -E "  \
-	"'^Line [0-9]+:'); [ -n \"$m\" ] || m=$(printf '%s\\n' \"$l\" | grep "  \
+	"'^Line [0-9]+:'); [ -n \"$m\" ] || m=$(printf '%s\\n' \"$l\" | grep " \
 	"-m1 -E 'not allowed|not support|Could not|[Ii]nvalid|[Uu]nknown|"     \
 	"[Ff]ailed'); [ -n \"$m\" ] || m=$(printf '%s\\n' \"$l\" | tail -n 2 " \
 	"| tr '\\n' ' '); }; "
@@ -356,8 +357,7 @@ static int start_cmd(const struct drv_target *t,
 	    "$IP addr del \"$a\" dev \"$ai\" 2>/dev/null; o=$($IP addr add "
 	    "\"$a\" dev \"$ai\" 2>&1) && echo \"$ai $a\" >\"$d/address\" || "
 	    "{ say \"'ip addr add $a dev $ai' failed: $o\"; stop_ap; exit 3; "
-	    "}; fi; " AP_PRINT_INFO
-	    "echo state=ENABLED");
+	    "}; fi; " AP_PRINT_INFO "echo state=ENABLED");
 	return bad;
 }
 
@@ -385,10 +385,11 @@ static int stop_cmd(const struct drv_target *t,
 	int bad = put_common(buf, len, &off, t, s);
 
 	bad |= put_var(buf, len, &off, "y", s->start_command);
-	bad |= put(buf, len, &off, "%s",
-		   "; [ -d \"$d\" ] || exit 0; stop_ap || exit 1; "
-		   "if [ -n \"$y\" ]; then o=$(sh -c \"$y\" 2>&1) || { say "
-		   "\"start_command '$y' failed (exit $?): $o\"; exit 3; }; fi");
+	bad |=
+	    put(buf, len, &off, "%s",
+		"; [ -d \"$d\" ] || exit 0; stop_ap || exit 1; "
+		"if [ -n \"$y\" ]; then o=$(sh -c \"$y\" 2>&1) || { say "
+		"\"start_command '$y' failed (exit $?): $o\"; exit 3; }; fi");
 	return bad;
 }
 
@@ -413,8 +414,8 @@ static int script_failed(const struct drv_target *t, const char *what,
 			l++;
 	}
 	if (!last)
-		return al_errf(err, "%s: ap (hostapd): %s exited %d", t->host->name,
-			       what, status);
+		return al_errf(err, "%s: ap (hostapd): %s exited %d",
+			       t->host->name, what, status);
 	n = strcspn(last, "\n");
 	return al_errf(err, "%s: ap (hostapd): %.*s", t->host->name, (int)n,
 		       last);

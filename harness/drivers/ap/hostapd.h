@@ -11,8 +11,9 @@
 /* The driver's settings, checked (file:line errors). */
 struct ap_hostapd_settings {
 	char state_dir[256];
-	char hostapd[256];	  /* the program, "hostapd" */
-	char stop_command[1024];  /* frees the radio first (OpenWrt: wifi down) */
+	char hostapd[256]; /* the program, "hostapd" */
+	char
+	    stop_command[1024]; /* frees the radio first (OpenWrt: wifi down) */
 	char start_command[1024]; /* gives it back after down (wifi up) */
 	char bridge[16];	  /* hostapd's bridge=, "" none */
 	char wired[16];		  /* the AP's wired side, "" none */

@@ -1,7 +1,8 @@
 /* ap=virtual: airlab's virtual DUT, whose init brings the AP up itself
  * from the cell.conf the qemu-image flash wrote (hostapd on wlan0, its
  * stations in their namespaces). Starting it is waiting for that hostapd
- * to serve; it ends with the DUT's power.
+ * to serve; it ends with the DUT's power. Its stations are reported by
+ * airlab-guest in the image.
  *
  *   ap:
  *     driver: virtual
@@ -98,10 +99,34 @@ static int virtual_stop(const struct drv_target *t, const struct ap_env *env,
 	return virtual_check(t, err);
 }
 
+/* The image's own stations, each in its namespace (airlab-guest). */
+static int virtual_stations(const struct drv_target *t,
+			    const struct ap_env *env, int wait_s, char **rows,
+			    struct al_err *err)
+{
+	char cmd[64];
+	int status = -1;
+
+	snprintf(cmd, sizeof(cmd), "airlab-guest stations --wait %d", wait_s);
+	*rows = NULL;
+	if (env->run(env->ctx, cmd, NULL, rows, NULL, &status, wait_s + 60,
+		     err) < 0)
+		return -1;
+	/* 1: some did not associate, a finding for the table. */
+	if (status != 0 && status != 1) {
+		free(*rows);
+		*rows = NULL;
+		return al_errf(err, "%s: '%s' failed with status %d",
+			       t->host->name, cmd, status);
+	}
+	return 0;
+}
+
 const struct ap_ops ap_virtual_ops = {
     .name = "virtual",
     .check = virtual_check,
     .start = virtual_start,
     .status = virtual_status,
     .stop = virtual_stop,
+    .stations = virtual_stations,
 };
