@@ -81,6 +81,24 @@ static int conf_put(char *buf, size_t len, size_t *off, const char *key,
 	return 0;
 }
 
+/* AIRLAB_<KIND>_<k>_NAME, _PATH and _LOSS_DB of the radio station s
+ * drives: where the medium puts it. */
+static int conf_put_radio(char *buf, size_t len, size_t *off, const char *kind,
+			  int k, const struct topo_station *s)
+{
+	char key[64], val[32];
+	int bad = 0;
+
+	snprintf(key, sizeof(key), "AIRLAB_%s_%d_NAME", kind, k);
+	bad |= conf_put(buf, len, off, key, s->name);
+	snprintf(key, sizeof(key), "AIRLAB_%s_%d_PATH", kind, k);
+	bad |= conf_put(buf, len, off, key, s->path);
+	snprintf(key, sizeof(key), "AIRLAB_%s_%d_LOSS_DB", kind, k);
+	snprintf(val, sizeof(val), "%g", s->base_loss_db);
+	bad |= conf_put(buf, len, off, key, val);
+	return bad;
+}
+
 /* j of "spare<j>" or "sparephy<j>" (1..99), else 0. */
 static int spare_index(const char *radio)
 {
@@ -149,13 +167,7 @@ int cell_conf_render(const struct cell *c, char *buf, size_t len,
 		if (!cell_station_local(c, s))
 			continue;
 		k++;
-		snprintf(key, sizeof(key), "AIRLAB_STA_%d_NAME", k);
-		bad |= conf_put(buf, len, &off, key, s->name);
-		snprintf(key, sizeof(key), "AIRLAB_STA_%d_PATH", k);
-		bad |= conf_put(buf, len, &off, key, s->path);
-		snprintf(key, sizeof(key), "AIRLAB_STA_%d_LOSS_DB", k);
-		snprintf(val, sizeof(val), "%g", s->base_loss_db);
-		bad |= conf_put(buf, len, &off, key, val);
+		bad |= conf_put_radio(buf, len, &off, "STA", k, s);
 		snprintf(key, sizeof(key), "AIRLAB_STA_%d_HT", k);
 		bad |= conf_put(buf, len, &off, key, s->ht ? "1" : "0");
 	}
@@ -168,13 +180,7 @@ int cell_conf_render(const struct cell *c, char *buf, size_t len,
 
 		if (cell_station_local(c, s) || j < 1)
 			continue;
-		snprintf(key, sizeof(key), "AIRLAB_SPARE_%d_NAME", j);
-		bad |= conf_put(buf, len, &off, key, s->name);
-		snprintf(key, sizeof(key), "AIRLAB_SPARE_%d_PATH", j);
-		bad |= conf_put(buf, len, &off, key, s->path);
-		snprintf(key, sizeof(key), "AIRLAB_SPARE_%d_LOSS_DB", j);
-		snprintf(val, sizeof(val), "%g", s->base_loss_db);
-		bad |= conf_put(buf, len, &off, key, val);
+		bad |= conf_put_radio(buf, len, &off, "SPARE", j, s);
 	}
 	if (bad)
 		return al_errf(err,

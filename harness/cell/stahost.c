@@ -4,7 +4,6 @@
 #include "../util/shquote.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,34 +38,6 @@ static int chan_mhz(int ch)
 	return ch <= 13 ? 2407 + 5 * ch : 5000 + 5 * ch;
 }
 
-/* printf into buf at *off; -1 when it does not fit. */
-__attribute__((format(printf, 4, 5))) static int
-put(char *buf, size_t len, size_t *off, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*off >= len)
-		return -1;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *off, len - *off, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= len - *off)
-		return -1;
-	*off += (size_t)n;
-	return 0;
-}
-
-/* Appends `name='value' ` (sh-quoted) to a script. */
-static int put_var(char *buf, size_t len, size_t *off, const char *name,
-		   const char *value)
-{
-	if (put(buf, len, off, "%s=", name) < 0 ||
-	    sh_quote(buf, len, off, value) < 0)
-		return -1;
-	return put(buf, len, off, " ");
-}
-
 /* The PATH and the shell variables a station's commands use: n (station),
  * r (radio), d (its directory on the host), h (host), a and g (its
  * address and gateway, may be empty). */
@@ -77,13 +48,13 @@ static int put_station_vars(char *buf, size_t len, size_t *off,
 	int bad = 0;
 
 	snprintf(dir, sizeof(dir), "%s/%s", STAHOST_DIR, s->name);
-	bad |= put(buf, len, off, "%s", REMOTE_PATH);
-	bad |= put_var(buf, len, off, "n", s->name);
-	bad |= put_var(buf, len, off, "r", s->radio);
-	bad |= put_var(buf, len, off, "d", dir);
-	bad |= put_var(buf, len, off, "h", s->host);
-	bad |= put_var(buf, len, off, "a", s->address);
-	bad |= put_var(buf, len, off, "g", s->gateway);
+	bad |= sh_append(buf, len, off, "%s", REMOTE_PATH);
+	bad |= sh_put_var(buf, len, off, "n", s->name);
+	bad |= sh_put_var(buf, len, off, "r", s->radio);
+	bad |= sh_put_var(buf, len, off, "d", dir);
+	bad |= sh_put_var(buf, len, off, "h", s->host);
+	bad |= sh_put_var(buf, len, off, "a", s->address);
+	bad |= sh_put_var(buf, len, off, "g", s->gateway);
 	return bad;
 }
 
@@ -95,32 +66,32 @@ int stahost_wpa_conf(const struct topology *t, const struct topo_station *s,
 	size_t off = 0;
 	int bad = 0;
 
-	bad |= put(buf, len, &off,
-		   "# airlab station %s (cell %s) on %s\n"
-		   "ctrl_interface=%s/%s/ctrl\n"
-		   "update_config=0\n"
-		   "ap_scan=1\n"
-		   "# rescan every second while not associated\n"
-		   "autoscan=periodic:1\n"
-		   "network={\n"
-		   "\tssid=",
-		   s->name, t->name, s->host, STAHOST_DIR, s->name);
+	bad |= sh_append(buf, len, &off,
+			 "# airlab station %s (cell %s) on %s\n"
+			 "ctrl_interface=%s/%s/ctrl\n"
+			 "update_config=0\n"
+			 "ap_scan=1\n"
+			 "# rescan every second while not associated\n"
+			 "autoscan=periodic:1\n"
+			 "network={\n"
+			 "\tssid=",
+			 s->name, t->name, s->host, STAHOST_DIR, s->name);
 	/* Hex: an SSID may hold any bytes. */
 	for (const char *p = t->ap.ssid; *p && !bad; p++)
-		bad |= put(buf, len, &off, "%02x", (unsigned char)*p);
+		bad |= sh_append(buf, len, &off, "%02x", (unsigned char)*p);
 	/* wpa_supplicant takes a quoted passphrase up to its last quote, and
 	 * the topology allows printable ASCII only. */
-	bad |= put(buf, len, &off,
-		   "\n\tpsk=\"%s\"\n"
-		   "\tkey_mgmt=WPA-PSK\n"
-		   "\tproto=RSN\n"
-		   "\tpairwise=CCMP\n"
-		   "\tgroup=CCMP\n"
-		   "\tscan_freq=%d\n"
-		   "\tfreq_list=%d\n"
-		   "%s"
-		   "}\n",
-		   pass, mhz, mhz, s->ht ? "" : "\tdisable_ht=1\n");
+	bad |= sh_append(buf, len, &off,
+			 "\n\tpsk=\"%s\"\n"
+			 "\tkey_mgmt=WPA-PSK\n"
+			 "\tproto=RSN\n"
+			 "\tpairwise=CCMP\n"
+			 "\tgroup=CCMP\n"
+			 "\tscan_freq=%d\n"
+			 "\tfreq_list=%d\n"
+			 "%s"
+			 "}\n",
+			 pass, mhz, mhz, s->ht ? "" : "\tdisable_ht=1\n");
 	if (bad)
 		return al_errf(err,
 			       "station %s: wpa_supplicant config does not "
@@ -158,18 +129,20 @@ int stahost_start_cmd(const struct topo_station *s, bool keep, char *buf,
 	 * rate mask are what a sweep set up. Otherwise an earlier instance
 	 * goes first (as stahost_stop_cmd), then the interface: the radio as
 	 * it is, or one added on the phy. */
-	bad |= put(buf, len, &off, "%s",
-		   "; say() { echo \"airlab: $h: station $n: $*\" >&2; }; "
-		   "w=$(cat); ");
+	bad |=
+	    sh_append(buf, len, &off, "%s",
+		      "; say() { echo \"airlab: $h: station $n: $*\" >&2; }; "
+		      "w=$(cat); ");
 	if (keep)
-		bad |= put(buf, len, &off,
-			   "if [ -s \"$d/pid\" ] && kill -0 \"$(cat "
-			   "\"$d/pid\")\" 2>/dev/null && [ \"$w\" = \"$(cat "
-			   "\"$d/wpa.conf\" 2>/dev/null)\" ] && [ \"$a $g\" = "
-			   "\"$(cat \"$d/net\" 2>/dev/null)\" ]; then exit %d; "
-			   "fi; ",
-			   STAHOST_KEPT);
-	bad |= put(
+		bad |= sh_append(
+		    buf, len, &off,
+		    "if [ -s \"$d/pid\" ] && kill -0 \"$(cat "
+		    "\"$d/pid\")\" 2>/dev/null && [ \"$w\" = \"$(cat "
+		    "\"$d/wpa.conf\" 2>/dev/null)\" ] && [ \"$a $g\" = "
+		    "\"$(cat \"$d/net\" 2>/dev/null)\" ]; then exit %d; "
+		    "fi; ",
+		    STAHOST_KEPT);
+	bad |= sh_append(
 	    buf, len, &off, "%s%s", STOP_EARLIER,
 	    "rm -rf \"$d\" && mkdir -p \"$d/ctrl\" || { say \"cannot create "
 	    "$d\"; exit 3; }; "
@@ -219,8 +192,9 @@ int stahost_stop_cmd(const struct topo_station *s, char *buf, size_t len,
 	int bad = put_station_vars(buf, len, &off, s);
 
 	/* Exit 1 when the process outlives SIGTERM by 5 s. */
-	bad |= put(buf, len, &off, "%s%s%s", "; [ -d \"$d\" ] || exit 0; ",
-		   STOP_EARLIER, "rm -rf \"$d\"");
+	bad |=
+	    sh_append(buf, len, &off, "%s%s%s", "; [ -d \"$d\" ] || exit 0; ",
+		      STOP_EARLIER, "rm -rf \"$d\"");
 	if (bad)
 		return al_errf(err, "station %s: stop command too long",
 			       s->name);
@@ -233,29 +207,29 @@ int stahost_status_cmd(const struct topology *t, const char *host, char *buf,
 	size_t off = 0;
 	int bad = 0;
 
-	bad |= put(buf, len, &off, "%sfor n in", REMOTE_PATH);
+	bad |= sh_append(buf, len, &off, "%sfor n in", REMOTE_PATH);
 	for (int i = 0; i < t->nstations; i++)
 		if (!strcmp(t->stations[i].host, host)) {
-			bad |= put(buf, len, &off, " ");
+			bad |= sh_append(buf, len, &off, " ");
 			bad |= sh_quote(buf, len, &off, t->stations[i].name);
 		}
 	/* wpa_cli before the log: a COMPLETED state always finds its
 	 * CTRL-EVENT-CONNECTED line. Start is the log's first line (-t
 	 * stamps: wpa_supplicant's own clock). */
-	bad |=
-	    put(buf, len, &off, "; do d=%s/$n; echo \"@station $n\"; %s",
-		STAHOST_DIR,
-		"i=$(cat \"$d/iface\" 2>/dev/null); "
-		"if [ -n \"$i\" ] && [ -s \"$d/pid\" ] && kill -0 \"$(cat "
-		"\"$d/pid\")\" 2>/dev/null; then "
-		"wpa_cli -p \"$d/ctrl\" -i \"$i\" status 2>&1 | sed 's/^/@wpa "
-		"/'; "
-		"iw dev \"$i\" link 2>&1 | sed 's/^/@link /'; "
-		"echo \"@start $(head -n1 \"$d/log\" 2>/dev/null | cut -d: "
-		"-f1)\"; "
-		"echo \"@connected $(grep -m1 CTRL-EVENT-CONNECTED \"$d/log\" "
-		"2>/dev/null | cut -d: -f1)\"; "
-		"else echo @down; fi; done");
+	bad |= sh_append(
+	    buf, len, &off, "; do d=%s/$n; echo \"@station $n\"; %s",
+	    STAHOST_DIR,
+	    "i=$(cat \"$d/iface\" 2>/dev/null); "
+	    "if [ -n \"$i\" ] && [ -s \"$d/pid\" ] && kill -0 \"$(cat "
+	    "\"$d/pid\")\" 2>/dev/null; then "
+	    "wpa_cli -p \"$d/ctrl\" -i \"$i\" status 2>&1 | sed 's/^/@wpa "
+	    "/'; "
+	    "iw dev \"$i\" link 2>&1 | sed 's/^/@link /'; "
+	    "echo \"@start $(head -n1 \"$d/log\" 2>/dev/null | cut -d: "
+	    "-f1)\"; "
+	    "echo \"@connected $(grep -m1 CTRL-EVENT-CONNECTED \"$d/log\" "
+	    "2>/dev/null | cut -d: -f1)\"; "
+	    "else echo @down; fi; done");
 	if (bad)
 		return al_errf(err, "%s: status command too long", host);
 	return 0;
@@ -536,11 +510,12 @@ static void states_line(const char *rows, char *buf, size_t len)
 		if (!*l || strncmp(l, "station=", 8) || !st)
 			continue;
 		copy_word(name, sizeof(name), l + 8);
-		if (put(buf, len, &off, "%s%s ", off ? ", " : "", name) < 0)
+		if (sh_append(buf, len, &off, "%s%s ", off ? ", " : "", name) <
+		    0)
 			return;
 		st += 11;
-		if (put(buf, len, &off, "%.*s", (int)strcspn(st, " \n"), st) <
-		    0)
+		if (sh_append(buf, len, &off, "%.*s", (int)strcspn(st, " \n"),
+			      st) < 0)
 			return;
 	}
 }
@@ -705,9 +680,10 @@ int stahost_reassociate(struct stahost_set *set, const struct cell *c,
 		return al_errf(err, "%s: no station '%s' on a station host",
 			       c->topo.path, station);
 	bad = put_station_vars(cmd, sizeof(cmd), &off, s);
-	bad |= put(cmd, sizeof(cmd), &off, "%s",
-		   "; r=$(wpa_cli -p \"$d/ctrl\" -i \"$(cat \"$d/iface\")\" "
-		   "reassociate 2>&1); echo \"$r\"; [ \"$r\" = OK ]");
+	bad |=
+	    sh_append(cmd, sizeof(cmd), &off, "%s",
+		      "; r=$(wpa_cli -p \"$d/ctrl\" -i \"$(cat \"$d/iface\")\" "
+		      "reassociate 2>&1); echo \"$r\"; [ \"$r\" = OK ]");
 	if (bad)
 		return al_errf(err, "station %s: command too long", s->name);
 	if (host_run(&set->hosts[k], cmd, NULL, &status, err) < 0)

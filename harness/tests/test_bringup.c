@@ -106,6 +106,24 @@ static int load(struct cell *c, const char *ap_lines, const char *stations,
 
 static char hostapd_ap[DB_PATH + 256];
 
+/* bringup_check on a cell loads and refuses it with want in its error. */
+static void refused(const char *ap, const char *stations, const char *extra,
+		    const char *variant, const char *want)
+{
+	struct cell c;
+	struct al_err err;
+	const struct ap_ops *ops;
+
+	assert_int_equal(load(&c, ap, stations, extra, variant, &err), 0);
+	assert_int_equal(bringup_check(&c, &ops, &err), -1);
+	if (!strstr(err.msg, want))
+		fail_msg("got '%s', want '%s'", err.msg, want);
+	cell_free(&c);
+}
+
+#define V61	  "variant: v\nkernel: \"6.1\"\n"
+#define V61_WIRED V61 "knobs:\n  wired_qdisc: fq_codel\n"
+
 static void refusals_before_the_lab_is_touched(void **state)
 {
 	struct cell c;
@@ -113,79 +131,31 @@ static void refusals_before_the_lab_is_touched(void **state)
 	const struct ap_ops *ap;
 
 	(void)state;
-	/* No ap: binding on the AP's host. */
-	assert_int_equal(load(&c, "", BOX_STATION, "",
-			      "variant: v\nkernel: \"6.1\"\n", &err),
-			 0);
-	assert_int_equal(bringup_check(&c, &ap, &err), -1);
-	assert_non_null(
-	    strstr(err.msg, "lab.yaml:5: host dut1 carries the AP"));
-	assert_non_null(strstr(err.msg, "has no ap: binding"));
-	cell_free(&c);
-	/* An AP driver airlab does not have. */
-	assert_int_equal(load(&c, "    ap:\n      driver: madwifi\n",
-			      BOX_STATION, "", "variant: v\nkernel: \"6.1\"\n",
-			      &err),
-			 0);
-	assert_int_equal(bringup_check(&c, &ap, &err), -1);
-	assert_non_null(strstr(err.msg, "dut1 ap: unknown ap driver 'madwifi' "
-					"(known: hostapd, virtual)"));
-	cell_free(&c);
+	refused("", BOX_STATION, "", V61,
+		"lab.yaml:5: host dut1 carries the AP of ");
+	refused("    ap:\n      driver: madwifi\n", BOX_STATION, "", V61,
+		"dut1 ap: unknown ap driver 'madwifi' (known: hostapd, "
+		"virtual)");
 	/* A station on the host of an AP that runs none. */
-	assert_int_equal(load(&c, hostapd_ap, LOCAL_STATION, "",
-			      "variant: v\nkernel: \"6.1\"\n", &err),
-			 0);
-	assert_int_equal(bringup_check(&c, &ap, &err), -1);
-	assert_non_null(strstr(err.msg, "topology.yaml:5: station sta1 is on "
-					"the AP's host dut1"));
-	cell_free(&c);
+	refused(hostapd_ap, LOCAL_STATION, "", V61,
+		"topology.yaml:5: station sta1 is on the AP's host dut1");
 	/* address: on the virtual DUT's AP. */
-	assert_int_equal(load(&c, "    ap:\n      driver: virtual\n",
-			      LOCAL_STATION, ", address: 10.9.0.1/24",
-			      "variant: v\nkernel: \"6.1\"\n", &err),
-			 0);
-	assert_int_equal(bringup_check(&c, &ap, &err), -1);
-	assert_non_null(
-	    strstr(err.msg, "topology.yaml:2: ap: address: is for"));
-	cell_free(&c);
+	refused("    ap:\n      driver: virtual\n", LOCAL_STATION,
+		", address: 10.9.0.1/24", V61,
+		"topology.yaml:2: ap: address: is for");
 	/* A knob on the wired side of an AP without wired:. */
-	assert_int_equal(load(&c, "    ap:\n      driver: hostapd\n",
-			      BOX_STATION, "",
-			      "variant: v\nkernel: \"6.1\"\nknobs:\n"
-			      "  wired_qdisc: fq_codel\n",
-			      &err),
-			 0);
-	assert_int_equal(bringup_check(&c, &ap, &err), -1);
-	assert_non_null(strstr(err.msg, "v.yaml:4: knob wired_qdisc needs the "
-					"AP's wired side"));
-	cell_free(&c);
+	refused("    ap:\n      driver: hostapd\n", BOX_STATION, "", V61_WIRED,
+		"v.yaml:4: knob wired_qdisc needs the AP's wired side");
 	/* A setting the hostapd driver does not know, and a bad one. */
-	assert_int_equal(load(&c,
-			      "    ap:\n      driver: hostapd\n"
-			      "      stop_cmd: wifi down\n",
-			      BOX_STATION, "", "variant: v\nkernel: \"6.1\"\n",
-			      &err),
-			 0);
-	assert_int_equal(bringup_check(&c, &ap, &err), -1);
-	assert_non_null(strstr(err.msg,
-			       "lab.yaml:21: dut1 ap (driver "
-			       "hostapd): unknown setting 'stop_cmd'"));
-	cell_free(&c);
-	assert_int_equal(load(&c,
-			      "    ap:\n      driver: hostapd\n"
-			      "      state_dir: /\n",
-			      BOX_STATION, "", "variant: v\nkernel: \"6.1\"\n",
-			      &err),
-			 0);
-	assert_int_equal(bringup_check(&c, &ap, &err), -1);
-	assert_non_null(strstr(err.msg, "lab.yaml:21: dut1 ap (driver "
-					"hostapd): state_dir '/' must be"));
-	cell_free(&c);
+	refused("    ap:\n      driver: hostapd\n      stop_cmd: wifi down\n",
+		BOX_STATION, "", V61,
+		"lab.yaml:21: dut1 ap (driver hostapd): unknown setting "
+		"'stop_cmd'");
+	refused("    ap:\n      driver: hostapd\n      state_dir: /\n",
+		BOX_STATION, "", V61,
+		"lab.yaml:21: dut1 ap (driver hostapd): state_dir '/' must be");
 	/* Fine: a hostapd AP, a station-host station, knobs. */
-	assert_int_equal(load(&c, hostapd_ap, BOX_STATION, "",
-			      "variant: v\nkernel: \"6.1\"\nknobs:\n"
-			      "  wired_qdisc: fq_codel\n",
-			      &err),
+	assert_int_equal(load(&c, hostapd_ap, BOX_STATION, "", V61_WIRED, &err),
 			 0);
 	if (bringup_check(&c, &ap, &err) < 0)
 		fail_msg("%s", err.msg);

@@ -28,6 +28,12 @@ static struct cell *make_cell(void)
 	snprintf(c->topo.name, sizeof(c->topo.name), "cell-test");
 	snprintf(c->topo.path, sizeof(c->topo.path), "topology/test.yaml");
 	snprintf(c->topo.ap.host, sizeof(c->topo.ap.host), "dut1");
+	/* dut1: the virtual DUT, whose image runs the AP and its stations. */
+	c->lab.nhosts = 1;
+	snprintf(c->lab.hosts[0].name, sizeof(c->lab.hosts[0].name), "dut1");
+	snprintf(c->lab.hosts[0].ap.driver, sizeof(c->lab.hosts[0].ap.driver),
+		 "virtual");
+	c->ap_host = &c->lab.hosts[0];
 	snprintf(c->topo.ap.ssid, sizeof(c->topo.ap.ssid), "ab\"c");
 	snprintf(c->topo.ap.passphrase, sizeof(c->topo.ap.passphrase),
 		 "pass\"word 1");

@@ -1,5 +1,7 @@
 #include "shquote.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 size_t sh_quoted_len(const char *s)
@@ -27,4 +29,29 @@ int sh_quote(char *out, size_t len, size_t *off, const char *s)
 	out[(*off)++] = '\'';
 	out[*off] = 0;
 	return 0;
+}
+
+int sh_append(char *out, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*off >= len)
+		return -1;
+	va_start(ap, fmt);
+	n = vsnprintf(out + *off, len - *off, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len - *off)
+		return -1;
+	*off += (size_t)n;
+	return 0;
+}
+
+int sh_put_var(char *out, size_t len, size_t *off, const char *name,
+	       const char *value)
+{
+	if (sh_append(out, len, off, "%s=", name) < 0 ||
+	    sh_quote(out, len, off, value) < 0)
+		return -1;
+	return sh_append(out, len, off, " ");
 }

@@ -10,5 +10,12 @@
 int sh_quote(char *out, size_t len, size_t *off, const char *s);
 /* Bytes sh_quote needs for s, without the NUL. */
 size_t sh_quoted_len(const char *s);
+/* printf into out at *off (a script being built); -1 when it does not
+ * fit. */
+int sh_append(char *out, size_t len, size_t *off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Appends `name='value' ` (value sh-quoted): a script's variable. */
+int sh_put_var(char *out, size_t len, size_t *off, const char *name,
+	       const char *value);
 
 #endif

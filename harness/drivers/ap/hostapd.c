@@ -20,7 +20,6 @@
 #include "hostapd.h"
 #include "../../util/shquote.h"
 
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,23 +139,6 @@ int ap_hostapd_settings(const struct drv_target *t,
 	return 0;
 }
 
-__attribute__((format(printf, 4, 5))) static int
-put(char *buf, size_t len, size_t *off, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*off >= len)
-		return -1;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *off, len - *off, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= len - *off)
-		return -1;
-	*off += (size_t)n;
-	return 0;
-}
-
 int ap_hostapd_conf(const struct ap_hostapd_settings *s,
 		    const struct ap_config *cfg, char *buf, size_t len,
 		    struct al_err *err)
@@ -164,38 +146,38 @@ int ap_hostapd_conf(const struct ap_hostapd_settings *s,
 	size_t off = 0;
 	int bad = 0;
 
-	bad |= put(buf, len, &off,
-		   "# airlab: the cell's AP (variant %s)\n"
-		   "driver=nl80211\n"
-		   "ctrl_interface=%s/ctrl\n"
-		   "ssid2=",
-		   cfg->variant, s->state_dir);
+	bad |= sh_append(buf, len, &off,
+			 "# airlab: the cell's AP (variant %s)\n"
+			 "driver=nl80211\n"
+			 "ctrl_interface=%s/ctrl\n"
+			 "ssid2=",
+			 cfg->variant, s->state_dir);
 	/* Hex: an SSID may hold any bytes. */
 	for (const char *p = cfg->ssid; *p && !bad; p++)
-		bad |= put(buf, len, &off, "%02x", (unsigned char)*p);
-	bad |= put(buf, len, &off,
-		   "\nhw_mode=%s\n"
-		   "channel=%d\n"
-		   "ieee80211n=%d\n"
-		   "wmm_enabled=1\n"
-		   "wpa=2\n"
-		   "wpa_key_mgmt=WPA-PSK\n"
-		   "rsn_pairwise=CCMP\n"
-		   "wpa_passphrase=%s\n",
-		   cfg->channel <= 14 ? "g" : "a", cfg->channel,
-		   cfg->ht ? 1 : 0, cfg->passphrase);
+		bad |= sh_append(buf, len, &off, "%02x", (unsigned char)*p);
+	bad |= sh_append(buf, len, &off,
+			 "\nhw_mode=%s\n"
+			 "channel=%d\n"
+			 "ieee80211n=%d\n"
+			 "wmm_enabled=1\n"
+			 "wpa=2\n"
+			 "wpa_key_mgmt=WPA-PSK\n"
+			 "rsn_pairwise=CCMP\n"
+			 "wpa_passphrase=%s\n",
+			 cfg->channel <= 14 ? "g" : "a", cfg->channel,
+			 cfg->ht ? 1 : 0, cfg->passphrase);
 	if (cfg->nbasic_rates) {
-		bad |= put(buf, len, &off, "basic_rates=");
+		bad |= sh_append(buf, len, &off, "basic_rates=");
 		for (int i = 0; i < cfg->nbasic_rates; i++)
-			bad |= put(buf, len, &off, "%s%d", i ? " " : "",
-				   cfg->basic_rates[i]);
-		bad |= put(buf, len, &off, "\n");
+			bad |= sh_append(buf, len, &off, "%s%d", i ? " " : "",
+					 cfg->basic_rates[i]);
+		bad |= sh_append(buf, len, &off, "\n");
 	}
 	if (s->bridge[0])
-		bad |= put(buf, len, &off, "bridge=%s\n", s->bridge);
+		bad |= sh_append(buf, len, &off, "bridge=%s\n", s->bridge);
 	if (s->country[0])
-		bad |= put(buf, len, &off, "country_code=%s\nieee80211d=1\n",
-			   s->country);
+		bad |= sh_append(buf, len, &off,
+				 "country_code=%s\nieee80211d=1\n", s->country);
 	if (bad)
 		return al_errf(err, "hostapd.conf does not fit in %zu bytes",
 			       len);
@@ -269,31 +251,21 @@ void ap_info_parse(const char *text, struct ap_info *info)
 	"[Ff]ailed'); [ -n \"$m\" ] || m=$(printf '%s\\n' \"$l\" | tail -n 2 " \
 	"| tr '\\n' ' '); }; "
 
-/* Appends `name='value' ` (sh-quoted). */
-static int put_var(char *buf, size_t len, size_t *off, const char *name,
-		   const char *value)
-{
-	if (put(buf, len, off, "%s=", name) < 0 ||
-	    sh_quote(buf, len, off, value) < 0)
-		return -1;
-	return put(buf, len, off, " ");
-}
-
 static int put_common(char *buf, size_t len, size_t *off,
 		      const struct drv_target *t,
 		      const struct ap_hostapd_settings *s)
 {
 	/* iproute2 where there is one: a busybox shell runs its own
 	 * applets first, and busybox ip lacks some of what is used. */
-	int bad = put(buf, len, off,
-		      "PATH=$PATH:/usr/sbin:/sbin; IP=ip; for x in "
-		      "/usr/sbin/ip /sbin/ip; do [ -x $x ] && IP=$x && "
-		      "break; done; ");
+	int bad = sh_append(buf, len, off,
+			    "PATH=$PATH:/usr/sbin:/sbin; IP=ip; for x in "
+			    "/usr/sbin/ip /sbin/ip; do [ -x $x ] && IP=$x && "
+			    "break; done; ");
 
-	bad |= put_var(buf, len, off, "d", s->state_dir);
-	bad |= put_var(buf, len, off, "p", s->hostapd);
-	bad |= put_var(buf, len, off, "h", t->host->name);
-	bad |= put(buf, len, off, "; %s", AP_HELPERS);
+	bad |= sh_put_var(buf, len, off, "d", s->state_dir);
+	bad |= sh_put_var(buf, len, off, "p", s->hostapd);
+	bad |= sh_put_var(buf, len, off, "h", t->host->name);
+	bad |= sh_append(buf, len, off, "; %s", AP_HELPERS);
 	return bad;
 }
 
@@ -313,13 +285,14 @@ static int start_cmd(const struct drv_target *t,
 	int bad = put_common(buf, len, &off, t, s);
 
 	snprintf(tmo, sizeof(tmo), "%d", s->timeout_s * 5);
-	bad |= put_var(buf, len, &off, "r", cfg->radio);
-	bad |= put_var(buf, len, &off, "a", cfg->address ? cfg->address : "");
-	bad |= put_var(buf, len, &off, "b", s->bridge);
-	bad |= put_var(buf, len, &off, "v", cfg->variant);
-	bad |= put_var(buf, len, &off, "x", s->stop_command);
-	bad |= put_var(buf, len, &off, "n", tmo);
-	bad |= put(
+	bad |= sh_put_var(buf, len, &off, "r", cfg->radio);
+	bad |=
+	    sh_put_var(buf, len, &off, "a", cfg->address ? cfg->address : "");
+	bad |= sh_put_var(buf, len, &off, "b", s->bridge);
+	bad |= sh_put_var(buf, len, &off, "v", cfg->variant);
+	bad |= sh_put_var(buf, len, &off, "x", s->stop_command);
+	bad |= sh_put_var(buf, len, &off, "n", tmo);
+	bad |= sh_append(
 	    buf, len, &off, "%s",
 	    "; c=$(cat); o=; stop_ap || exit 1; "
 	    /* Whatever holds the radio lets go first (OpenWrt's netifd). */
@@ -368,13 +341,14 @@ static int status_cmd(const struct drv_target *t,
 	size_t off = 0;
 	int bad = put_common(buf, len, &off, t, s);
 
-	bad |= put(buf, len, &off, "%s",
-		   "[ -d \"$d\" ] || exit 0; "
-		   "i=$(sed -n 's/^interface=//p' \"$d/hostapd.conf\" "
-		   "2>/dev/null); q=$(cat \"$d/pid\" 2>/dev/null); "
-		   "if [ -n \"$q\" ] && kill -0 \"$q\" 2>/dev/null; then "
-		   "s=$(hstate \"$i\"); else s=NOT_RUNNING; fi; " AP_PRINT_INFO
-		   "echo \"state=${s:-UNKNOWN}\"");
+	bad |= sh_append(
+	    buf, len, &off, "%s",
+	    "[ -d \"$d\" ] || exit 0; "
+	    "i=$(sed -n 's/^interface=//p' \"$d/hostapd.conf\" "
+	    "2>/dev/null); q=$(cat \"$d/pid\" 2>/dev/null); "
+	    "if [ -n \"$q\" ] && kill -0 \"$q\" 2>/dev/null; then "
+	    "s=$(hstate \"$i\"); else s=NOT_RUNNING; fi; " AP_PRINT_INFO
+	    "echo \"state=${s:-UNKNOWN}\"");
 	return bad;
 }
 
@@ -384,12 +358,12 @@ static int stop_cmd(const struct drv_target *t,
 	size_t off = 0;
 	int bad = put_common(buf, len, &off, t, s);
 
-	bad |= put_var(buf, len, &off, "y", s->start_command);
-	bad |=
-	    put(buf, len, &off, "%s",
-		"; [ -d \"$d\" ] || exit 0; stop_ap || exit 1; "
-		"if [ -n \"$y\" ]; then o=$(sh -c \"$y\" 2>&1) || { say "
-		"\"start_command '$y' failed (exit $?): $o\"; exit 3; }; fi");
+	bad |= sh_put_var(buf, len, &off, "y", s->start_command);
+	bad |= sh_append(
+	    buf, len, &off, "%s",
+	    "; [ -d \"$d\" ] || exit 0; stop_ap || exit 1; "
+	    "if [ -n \"$y\" ]; then o=$(sh -c \"$y\" 2>&1) || { say "
+	    "\"start_command '$y' failed (exit $?): $o\"; exit 3; }; fi");
 	return bad;
 }
 
