@@ -69,6 +69,20 @@ int airtime_from_medium(const struct topology *t, const char *reply,
 		int i =
 		    name ? station_index(t, name, strcspn(name, " \n")) : -1;
 
+		if (!out->chan_have && !strncmp(s, "medium ", 7)) {
+			const char *el = kv(s, len, "elapsed_us");
+			const char *bu = kv(s, len, "busy_us");
+			const char *ts = kv(s, len, "time_scale");
+
+			out->chan_have =
+			    el && bu &&
+			    !parse_count(el, NULL, &out->chan_elapsed_us) &&
+			    !parse_count(bu, NULL, &out->chan_busy_us);
+			/* A medium from before -T runs at the host's pace. */
+			out->time_scale = ts ? atof(ts) : 1;
+			if (!(out->time_scale >= 1))
+				out->time_scale = 1;
+		}
 		if (i >= 0) {
 			struct airtime_sta *a = &out->sta[i];
 			const char *tx = kv(s, len, "tx_airtime_us");
@@ -161,6 +175,13 @@ void airtime_delta(const struct airtime_snap *before,
 {
 	memset(out, 0, sizeof(*out));
 	out->n = after->n;
+	/* A reset between the two reads leaves no channel figure. */
+	out->chan_have = before->chan_have && after->chan_have &&
+			 after->chan_elapsed_us > before->chan_elapsed_us &&
+			 after->chan_busy_us >= before->chan_busy_us;
+	out->chan_elapsed_us = after->chan_elapsed_us - before->chan_elapsed_us;
+	out->chan_busy_us = after->chan_busy_us - before->chan_busy_us;
+	out->time_scale = after->time_scale;
 	for (int i = 0; i < after->n; i++) {
 		const struct airtime_sta *a = &before->sta[i],
 					 *b = &after->sta[i];

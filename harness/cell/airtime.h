@@ -23,6 +23,12 @@ struct airtime_sta {
 struct airtime_snap {
 	int n;
 	struct airtime_sta sta[TOPO_MAX_STATIONS];
+	/* The medium's channel (first channel line of `stats`): medium
+	 * time elapsed and busy since its last reset, and how many times
+	 * slower than the host's clock it runs; chan_have false when the
+	 * source has no such line (nl80211). */
+	bool chan_have;
+	double chan_elapsed_us, chan_busy_us, time_scale;
 };
 
 /* From an airlab-medium `stats` reply: "radio K name=NAME ...

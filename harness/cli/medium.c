@@ -56,9 +56,15 @@ static void print_stats(const char *reply)
 			double busy =
 			    atof(field(s, len, "busy_us", b, sizeof(b)));
 
-			printf("medium %s MHz: busy %.0f of %.0f us (%.1f%%)\n",
+			char ts[32];
+
+			/* Medium time: what the air did, at its own pace. */
+			field(s, len, "time_scale", ts, sizeof(ts));
+			printf("medium %s MHz: busy %.0f of %.0f us (%.1f%%), "
+			       "time scale %s\n",
 			       field(s, len, "freq", v, sizeof(v)), busy, el,
-			       el > 0 ? 100.0 * busy / el : 0.0);
+			       el > 0 ? 100.0 * busy / el : 0.0,
+			       strcmp(ts, "?") ? ts : "1");
 		} else if (!strncmp(s, "frames_in=", 10)) {
 			printf("frames in: %s in %s us\n",
 			       field(s, len, "frames_in", v, sizeof(v)),

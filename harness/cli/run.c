@@ -211,6 +211,12 @@ static void airtime_print(FILE *fp, const struct cell *c,
 	if (isfinite(r->jain))
 		fprintf(fp, "  %-28s %10.3f\n", "Jain's index airtime",
 			r->jain);
+	if (r->delta.chan_have)
+		fprintf(fp, "  %-28s %9.1f%% (medium time scale %g)\n",
+			"channel busy",
+			100.0 * r->delta.chan_busy_us /
+			    r->delta.chan_elapsed_us,
+			r->delta.time_scale);
 }
 
 static json_t *airtime_json(const struct cell *c, const struct run_airtime *r)
@@ -233,6 +239,16 @@ static json_t *airtime_json(const struct cell *c, const struct run_airtime *r)
 	}
 	o = json_pack("{s:o, s:o}", "stations", stations, "jain",
 		      num_or_null(r->jain));
+	/* The medium's channel over the run: how busy the air was, in
+	 * medium time, and the time scale every figure was taken at. */
+	if (r->delta.chan_have)
+		json_object_set_new(
+		    o, "channel",
+		    json_pack("{s:f, s:f, s:f, s:f}", "elapsed_us",
+			      r->delta.chan_elapsed_us, "busy_us",
+			      r->delta.chan_busy_us, "busy",
+			      r->delta.chan_busy_us / r->delta.chan_elapsed_us,
+			      "time_scale", r->delta.time_scale));
 	return o;
 }
 

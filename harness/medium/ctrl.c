@@ -156,9 +156,11 @@ static void stats(const struct medium *m, int64_t now_ns, struct out *o)
 	int64_t elapsed_us = (now_ns - m->stats_since_ns) / 1000;
 
 	for (int i = 0; i < m->nchans; i++)
-		put(o, "medium freq=%u elapsed_us=%lld busy_us=%lld\n",
+		put(o,
+		    "medium freq=%u elapsed_us=%lld busy_us=%lld "
+		    "time_scale=%g\n",
 		    m->chan[i].freq, (long long)elapsed_us,
-		    (long long)m->chan[i].busy_us);
+		    (long long)m->chan[i].busy_us, m->conf.time_scale);
 	put(o, "frames_in=%llu elapsed_us=%lld\n",
 	    (unsigned long long)m->frames_in, (long long)elapsed_us);
 	for (int r = 0; r < MED_MAX_RADIOS; r++) {

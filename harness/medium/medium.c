@@ -37,6 +37,7 @@ void med_conf_defaults(struct med_conf *c)
 	c->ampdu = true;
 	c->ampdu_max = 32;
 	c->ampdu_max_us = 4000;
+	c->time_scale = 1;
 	/* hwsim itself drops beyond 200 frames pending per radio. */
 	c->queue_limit = 200;
 	c->seed = 1;

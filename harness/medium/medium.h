@@ -45,6 +45,9 @@ struct med_conf {
 	int ampdu_max_us; /* PPDU airtime limit */
 	int queue_limit;  /* frames queued per radio */
 	uint64_t seed;
+	/* Medium time runs this many times slower than wall time (the
+	 * daemon's -T); the medium itself only reports it. */
+	double time_scale;
 };
 
 /* One entry of a frame's rate table: hwsim's {idx, count} + flags. */

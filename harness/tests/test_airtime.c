@@ -60,6 +60,31 @@ static void medium_stats_parse(void **state)
 	assert_true(s.sta[0].have);
 	assert_true(s.sta[0].tx_us == 544374 && s.sta[0].rx_us == 50344);
 	assert_true(s.sta[2].tx_us == 1401264 && s.sta[2].rx_us == 98940);
+	/* The channel line: a medium from before -T is at scale 1. */
+	assert_true(s.chan_have);
+	assert_true(s.chan_elapsed_us == 8109560 && s.chan_busy_us == 7204930);
+	assert_true(s.time_scale == 1);
+
+	/* Two reads of a scaled medium: busy over the run between them. */
+	struct airtime_snap s0, s1, d;
+	assert_int_equal(
+	    airtime_from_medium(&topo,
+				"medium freq=2437 elapsed_us=1000000 "
+				"busy_us=100000 time_scale=4\n",
+				&s0, msg, sizeof(msg)),
+	    0);
+	assert_int_equal(
+	    airtime_from_medium(&topo,
+				"medium freq=2437 elapsed_us=3000000 "
+				"busy_us=1900000 time_scale=4\n",
+				&s1, msg, sizeof(msg)),
+	    0);
+	airtime_delta(&s0, &s1, &d);
+	assert_true(d.chan_have && d.time_scale == 4);
+	assert_true(d.chan_busy_us / d.chan_elapsed_us == 0.9);
+	/* A reset between them: no channel figure. */
+	airtime_delta(&s1, &s0, &d);
+	assert_false(d.chan_have);
 
 	/* A station the medium does not list is simply absent. */
 	const char *two = "radio 1 name=sta1 tx_airtime_us=1 rx_airtime_us=2\n"

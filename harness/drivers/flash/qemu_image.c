@@ -8,6 +8,10 @@
  * cell's and leaves alone in the network namespace "stabox", named
  * spare1.. (netdev) and sparephy1.. (phy), for a station host that is the
  * same guest (its shell: exec_prefix "ip netns exec stabox").
+ * Setting: medium_time_scale (1): airlab-medium's -T, medium time running
+ * that many times slower than the host's, so that the simulated air and
+ * not the guest's emulated CPU is the cell's bottleneck
+ * (harness/medium/README.md).
  *
  * The new image is assembled in flash.new/ and swapped in with one rename,
  * so an interrupted flash never leaves a half image behind. */
@@ -19,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +31,29 @@
 #include <unistd.h>
 
 #define COPY_CHUNK (1u << 20)
+
+static const char *const known[] = {"spare_radios", "medium_time_scale"};
+
+/* Appends printf output to the malloc'd string *s; -1 out of memory. */
+__attribute__((format(printf, 2, 3))) static int append(char **s,
+							const char *fmt, ...)
+{
+	char *more = NULL, *both = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&more, fmt, ap);
+	va_end(ap);
+	if (n < 0 || asprintf(&both, "%s%s", *s, more) < 0) {
+		free(more);
+		return -1;
+	}
+	free(more);
+	free(*s);
+	*s = both;
+	return 0;
+}
 
 static int mkdirs(const char *dev, const char *path, struct al_err *err)
 {
@@ -275,7 +303,10 @@ static int qemu_image_flash(const struct drv_target *t,
 	char variant_line[256], *conf = NULL;
 	const struct lab_param *spare =
 	    lab_param_entry(t->binding, "spare_radios");
+	const struct lab_param *scale =
+	    lab_param_entry(t->binding, "medium_time_scale");
 	int nspare = 0;
+	double tscale = 1;
 
 	if (!img->kernel || !img->kernel[0] || strchr(img->kernel, '/'))
 		return al_errf(err, "%s: bad kernel series '%s' for variant %s",
@@ -309,10 +340,27 @@ static int qemu_image_flash(const struct drv_target *t,
 				       spare->value);
 		nspare = (int)n;
 	}
-	/* The setting rides in cell.conf only when given. */
-	if ((spare ? asprintf(&conf, "%sAIRLAB_SPARE_RADIOS='%d'\n",
-			      img->cell_conf, nspare)
-		   : asprintf(&conf, "%s", img->cell_conf)) < 0)
+	if (scale) {
+		char *end;
+
+		tscale = strtod(scale->value, &end);
+		if (end == scale->value || *end || !(tscale >= 1) ||
+		    tscale > 1000)
+			return al_errf(err,
+				       "%s:%d: %s: medium_time_scale '%s' is "
+				       "not a number from 1 to 1000",
+				       t->lab->path, scale->line, dev,
+				       scale->value);
+	}
+	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
+			       err) < 0)
+		return -1;
+	/* The settings ride in cell.conf only when given. */
+	if (asprintf(&conf, "%s", img->cell_conf) < 0 ||
+	    (spare &&
+	     append(&conf, "AIRLAB_SPARE_RADIOS='%d'\n", nspare) < 0) ||
+	    (scale &&
+	     append(&conf, "AIRLAB_MEDIUM_ARGS='-T %g'\n", tscale) < 0))
 		return al_errf(err, "%s: out of memory", dev);
 	if (need_file(dev, src_kernel, err) < 0 ||
 	    need_file(dev, src_initrd, err) < 0 ||

@@ -50,6 +50,12 @@ struct daemon {
 	const char *sock_path;
 	int verbose;
 	uint64_t status_sent, delivered;
+	/* Medium time runs time_scale times slower than the host's clock
+	 * (-T): every airtime, backoff and delivery takes that much longer
+	 * in wall time, so the simulated air, not the guest's CPU, is what
+	 * the stack queues behind. From t0 on. */
+	double time_scale;
+	int64_t t0;
 };
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -70,6 +76,18 @@ static int64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Now in medium time, and a medium time as a host clock time. */
+static int64_t med_now(const struct daemon *dm)
+{
+	return dm->t0 +
+	       (int64_t)((double)(mono_ns() - dm->t0) / dm->time_scale);
+}
+
+static int64_t wall_of(const struct daemon *dm, int64_t t)
+{
+	return dm->t0 + (int64_t)((double)(t - dm->t0) * dm->time_scale);
 }
 
 /* ---- cell.conf ------------------------------------------------------- */
@@ -309,8 +327,9 @@ static void on_nl_msg(void *ctx, const struct hwsim_msg *msg)
 	case HWSIM_CMD_FRAME:
 		if (!msg->frame || !msg->have_tx_info)
 			return;
-		med_frame_in(&dm->m, mono_ns(), tx, msg->frame, msg->frame_len,
-			     msg->flags, msg->freq, msg->cookie, msg->tries);
+		med_frame_in(&dm->m, med_now(dm), tx, msg->frame,
+			     msg->frame_len, msg->flags, msg->freq, msg->cookie,
+			     msg->tries);
 		break;
 	case HWSIM_CMD_ADD_MAC_ADDR:
 		if (msg->receiver)
@@ -381,7 +400,7 @@ static void client_reply(struct daemon *dm, struct client *c, const char *line)
 	size_t n;
 
 	if (line)
-		n = med_ctrl_handle(&dm->m, line, mono_ns(), reply,
+		n = med_ctrl_handle(&dm->m, line, med_now(dm), reply,
 				    sizeof(reply));
 	else
 		n = (size_t)snprintf(reply, sizeof(reply),
@@ -455,15 +474,15 @@ static int run(struct daemon *dm)
 	int64_t armed = -2;
 
 	for (;;) {
-		int64_t now = mono_ns(), dl;
+		int64_t now = med_now(dm), dl;
 		int np = 0, cmap[MAX_CLIENTS];
 
 		med_advance(&dm->m, now);
 		dl = med_next_deadline(&dm->m);
-		if (dl >= 0 && dl <= mono_ns())
+		if (dl >= 0 && dl <= med_now(dm))
 			continue; /* already due: no sleep */
 		if (dl != armed) {
-			arm_timer(dm, dl < 0 ? 0 : dl);
+			arm_timer(dm, dl < 0 ? 0 : wall_of(dm, dl));
 			armed = dl;
 		}
 		p[np++] = (struct pollfd){dm->nl.fd, POLLIN, 0};
@@ -507,7 +526,7 @@ static int run(struct daemon *dm)
 				if (r == 0)
 					break;
 				if ((i & 15) == 15)
-					med_advance(&dm->m, mono_ns());
+					med_advance(&dm->m, med_now(dm));
 			}
 		}
 		if (p[2].revents & POLLIN) {
@@ -617,6 +636,8 @@ static void usage(FILE *f)
 	    "  -q, --queue-limit N    frames queued per radio (200)\n"
 	    "  -S, --seed N           random seed (default: from the clock)\n"
 	    "  -w, --wait MS          wait for mac80211_hwsim this long (0)\n"
+	    "  -T, --time-scale K     medium time runs K times slower than "
+	    "the host's (1)\n"
 	    "  -v, --verbose\n"
 	    "  -C, --command LINE     send LINE to a running daemon, print "
 	    "the reply\n",
@@ -639,19 +660,14 @@ static int parse_num(const char *opt, const char *v, double lo, double hi,
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {{"conf", 1, 0, 'c'},
-					   {"socket", 1, 0, 's'},
-					   {"tx-power", 1, 0, 'p'},
-					   {"no-ampdu", 0, 0, 'A'},
-					   {"ampdu-max", 1, 0, 'n'},
-					   {"ampdu-max-us", 1, 0, 'L'},
-					   {"queue-limit", 1, 0, 'q'},
-					   {"seed", 1, 0, 'S'},
-					   {"wait", 1, 0, 'w'},
-					   {"verbose", 0, 0, 'v'},
-					   {"help", 0, 0, 'h'},
-					   {"command", 1, 0, 'C'},
-					   {0, 0, 0, 0}};
+	static const struct option lo[] = {
+	    {"conf", 1, 0, 'c'},	{"socket", 1, 0, 's'},
+	    {"tx-power", 1, 0, 'p'},	{"no-ampdu", 0, 0, 'A'},
+	    {"ampdu-max", 1, 0, 'n'},	{"ampdu-max-us", 1, 0, 'L'},
+	    {"queue-limit", 1, 0, 'q'}, {"seed", 1, 0, 'S'},
+	    {"wait", 1, 0, 'w'},	{"verbose", 0, 0, 'v'},
+	    {"help", 0, 0, 'h'},	{"command", 1, 0, 'C'},
+	    {"time-scale", 1, 0, 'T'},	{0, 0, 0, 0}};
 	const char *command = NULL;
 	static struct daemon dm;
 	const char *conf = "/etc/airlab/cell.conf";
@@ -665,7 +681,8 @@ int main(int argc, char **argv)
 	med_conf_defaults(&mc);
 	mc.seed = (uint64_t)mono_ns() ^ ((uint64_t)getpid() << 32);
 	dm.sock_path = "/run/airlab/medium.sock";
-	while ((o = getopt_long(argc, argv, "c:s:p:An:L:q:S:w:vhC:", lo,
+	dm.time_scale = 1;
+	while ((o = getopt_long(argc, argv, "c:s:p:An:L:q:S:w:vhC:T:", lo,
 				NULL)) != -1) {
 		switch (o) {
 		case 'c':
@@ -713,6 +730,12 @@ int main(int argc, char **argv)
 		case 'v':
 			dm.verbose = 1;
 			break;
+		case 'T':
+			if (parse_num("--time-scale", optarg, 1, 1000,
+				      &dm.time_scale) < 0)
+				return 2;
+			mc.time_scale = dm.time_scale;
+			break;
 		case 'C':
 			command = optarg;
 			break;
@@ -732,7 +755,8 @@ int main(int argc, char **argv)
 		return client_command(dm.sock_path, command);
 	if (load_conf(conf, &mc) < 0)
 		return 1;
-	if (med_init(&dm.m, &mc, &ops, mono_ns(), err, sizeof(err)) < 0) {
+	dm.t0 = mono_ns();
+	if (med_init(&dm.m, &mc, &ops, med_now(&dm), err, sizeof(err)) < 0) {
 		logf_("%s: %s", conf, err);
 		return 1;
 	}
