@@ -44,7 +44,9 @@ static void virtual_lab_parses(void **state)
 	assert_int_equal(lab->nhosts, 1);
 	assert_int_equal(lab->nattens, 1);
 	assert_string_equal(lab->attens[0].name, "medium");
-	assert_int_equal(lab->attens[0].line, 35);
+	assert_int_equal(lab->attens[0].line, 39);
+	/* The image's own init runs the AP. */
+	assert_string_equal(lab->hosts[0].ap.driver, "virtual");
 	assert_string_equal(lab->attens[0].binding.driver, "medium");
 	assert_string_equal(lab_param(&lab->attens[0].binding, "host"), "dut1");
 	assert_string_equal(lab_param(&lab->attens[0].binding, "paths"),
