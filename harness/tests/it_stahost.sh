@@ -119,13 +119,15 @@ if [ $rc -eq 0 ]; then ok "up with stations on stahost1 (exit 0)"; else
 	not_ok "up exited $rc"; cat "$work/up2.err"; fi
 check "one table with all 4 stations associated" \
 	test "$(grep -cE '^sta[1-4] +yes ' "$work/up2.out")" -eq 4
-# (The medium puts spare radios at 0 dB path loss: a positive signal.)
+# (The medium puts the spare radios on sta3's and sta4's paths.)
 check "the station-host rows have an association time, signal and rate" \
 	test "$(grep -cE '^sta[34] +yes +[0-9]+\.[0-9]+ +-?[0-9]+ +[0-9]+\.[0-9] +COMPLETED$' "$work/up2.out")" -eq 2
 conf=$(on_guest 'cat /etc/airlab/cell.conf')
 check "dut1's cell.conf lists only its own 2 stations" \
 	test "$(grep -c "^AIRLAB_NSTA='2'$" <<<"$conf")" -eq 1 -a \
-	"$(grep -cE 'sta3|sta4' <<<"$conf")" -eq 0
+	"$(grep -cE '^AIRLAB_STA_.*(sta3|sta4)' <<<"$conf")" -eq 0
+check "and puts the spare radios sta3 and sta4 drive on their paths" \
+	test "$(grep -cE "^AIRLAB_SPARE_(1_NAME='sta3'|1_PATH='path3'|2_NAME='sta4'|2_LOSS_DB='60')$" <<<"$conf")" -eq 4
 check "dut1 left the spare radios alone (no netns for sta3/sta4)" \
 	on_guest '! [ -e /run/netns/sta3 ] && ! [ -e /run/netns/sta4 ]'
 # Network namespace of each station-host wpa_supplicant against stabox's,
