@@ -149,8 +149,7 @@ static int qemu_open(struct power_dev **out, const struct drv_target *t,
 			 d->name, err) < 0)
 		goto fail;
 	/* The CPU model (QEMU's own default, qemu64, unless told): "max"
-	 * gives the guest every extension TCG emulates (measured: tcp_ndown
-	 * 18.3 -> 19.7 Mbit/s, harness/medium/README.md). */
+	 * gives the guest every extension TCG emulates. */
 	v = lab_param(t->binding, "cpu");
 	if (copy_setting(d->cpu, sizeof(d->cpu), v ? v : "qemu64", "cpu",
 			 d->name, err) < 0)
