@@ -402,12 +402,16 @@ static int dut_release(struct dut *d, char *out, size_t len, struct al_err *err)
 static int boot_variant(struct cell *c, struct dut *d, bool on,
 			struct al_err *err)
 {
-	static char conf[64 * 1024];
+	const size_t conf_len = 64 * 1024;
+	char *conf = malloc(conf_len);
 	struct flash_env env;
+	int rc = 0;
 
-	if (cell_conf_render(c, conf, sizeof(conf), err) < 0)
-		return -1;
-	if (d->flash) {
+	if (!conf)
+		return al_errf(err, "out of memory");
+	if (cell_conf_render(c, conf, conf_len, err) < 0) {
+		rc = -1;
+	} else if (d->flash) {
 		struct flash_image img = {c->variant.name, c->variant.kernel,
 					  conf};
 
@@ -415,9 +419,11 @@ static int boot_variant(struct cell *c, struct dut *d, bool on,
 			d->host->name, c->variant.name, c->variant.kernel,
 			c->topo.name);
 		dut_flash_env(d, &env);
-		if (d->flash->flash(&d->flash_t, &img, &env, err) < 0)
-			return -1;
+		rc = d->flash->flash(&d->flash_t, &img, &env, err);
 	}
+	free(conf);
+	if (rc < 0)
+		return -1;
 	if (d->flash && d->flash->boots)
 		/* The driver left the DUT booting its new image. */
 		return dut_wait_ready(d, err);
