@@ -30,8 +30,9 @@ cleanup() {
 }
 trap cleanup EXIT
 on_dut() { al --topology "$topo" shell dut1 -- sh -c "$1"; }
-# What airlab's AP leaves on the DUT: hostapd processes and its state.
-leftovers() { on_dut 'pidof hostapd; ls -d /tmp/airlab-ap 2>/dev/null; true'; }
+# What airlab's AP leaves on the DUT: hostapd processes and its state,
+# or "clean" (said by the DUT, so a shell that fails is not clean).
+leftovers() { on_dut 'l="$(pidof hostapd) $(ls -d /tmp/airlab-ap 2>/dev/null)"; [ -n "${l# }" ] && echo "$l" || echo clean'; }
 
 # -- the cell, set up only by the hostapd driver -----------------------------
 al --topology "$topo" up --require-all --variant linuxap-fq_codel \
@@ -99,7 +100,7 @@ rc=$?
 check "an AP radio the host does not have: exit 1 (got $rc)" test $rc -eq 1
 check "one error naming the host and the radio" \
 	test "$(grep -c "^airlab: dut1: ap (hostapd): radio 'wlan9' is neither a wireless interface" <<<"$out")" -eq 1
-check "nothing of the AP left on the DUT" test -z "$(leftovers)"
+check "nothing of the AP left on the DUT" test "$(leftovers)" = clean
 
 # hostapd refusing its configuration: channel 14 is not for an AP in the
 # world regulatory domain (hostapd says so; airlab takes channel 14).
@@ -110,7 +111,7 @@ grep '^airlab:' <<<"$out"
 check "hostapd refusing channel 14: exit 1 (got $rc)" test $rc -eq 1
 check "the error quotes hostapd's own line" \
 	grep -q "^airlab: dut1: ap (hostapd): hostapd refused its configuration: .*2484 (primary) not allowed for AP mode" <<<"$out"
-check "nothing of the AP left on the DUT after the refusal" test -z "$(leftovers)"
+check "nothing of the AP left on the DUT after the refusal" test "$(leftovers)" = clean
 
 # A knob the DUT does not have: AQL through mac80211's debugfs, which
 # Debian's kernels do not build.
@@ -127,7 +128,7 @@ grep '^airlab:' <<<"$out"
 check "a knob path the DUT lacks: exit 1 (got $rc)" test $rc -eq 1
 check "the error names the variant file:line and the missing path" \
 	grep -q "^airlab: $work/linuxap-aql.yaml:5: knob aql: dut1 has no /sys/kernel/debug/ieee80211/phy[0-9]*/aql_enable$" <<<"$out"
-check "the AP it had started is stopped again" test -z "$(leftovers)"
+check "the AP it had started is stopped again" test "$(leftovers)" = clean
 
 # A knob needing the wired side, on an AP binding without wired:.
 sed '/^      wired: srv0$/d' "$lab" >"$work/nowired.yaml"
@@ -138,7 +139,7 @@ check "wired_qdisc without the AP's wired: refused before the lab is touched (ex
 
 # -- down: the driver undoes what it made ----------------------------------
 al --topology "$topo" up --variant linuxap-fq_codel >/dev/null 2>&1
-check "up again for down" test -n "$(leftovers)"
+check "up again for down" bash -c 'l=$1; [ -n "$l" ] && [ "$l" != clean ]' _ "$(leftovers)"
 al --topology "$topo" down >"$work/down.out" 2>&1
 rc=$?
 cat "$work/down.out"
