@@ -61,6 +61,13 @@ void cell_free(struct cell *c)
 	lab_free(&c->lab);
 }
 
+bool cell_ap_by_image(const struct cell *c)
+{
+	const struct ap_ops *ap = ap_driver(c->ap_host->ap.driver, NULL);
+
+	return ap && ap->stations;
+}
+
 bool cell_station_local(const struct cell *c, const struct topo_station *s)
 {
 	return strcmp(s->host, c->topo.ap.host) == 0;
@@ -140,7 +147,7 @@ int cell_conf_render(const struct cell *c, char *buf, size_t len,
 	/* 0: the image makes the radios and the medium but leaves the AP
 	 * radio to the lab's AP driver (ap: hostapd over SSH). */
 	bad |= conf_put(buf, len, &off, "AIRLAB_AP",
-			strcmp(c->ap_host->ap.driver, "virtual") ? "0" : "1");
+			cell_ap_by_image(c) ? "1" : "0");
 	bad |= conf_put(buf, len, &off, "AIRLAB_AP_HT", t->ap.ht ? "1" : "0");
 	bad |= conf_put(buf, len, &off, "AIRLAB_SSID", t->ap.ssid);
 	bad |= conf_put(buf, len, &off, "AIRLAB_PSK", t->ap.passphrase);

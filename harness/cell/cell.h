@@ -32,6 +32,11 @@ void cell_free(struct cell *c);
  * cell.conf) rather than on a station host (stahost.h). */
 bool cell_station_local(const struct cell *c, const struct topo_station *s);
 
+/* Whether the AP's host brings the AP and its own stations up itself
+ * from cell.conf (its AP driver has a stations op: the virtual DUT),
+ * rather than the lab's AP driver setting the AP up over its shell. */
+bool cell_ap_by_image(const struct cell *c);
+
 /* Renders the DUT's /etc/airlab/cell.conf (shell KEY='value' lines),
  * listing the stations on the AP's host only. */
 int cell_conf_render(const struct cell *c, char *buf, size_t len,

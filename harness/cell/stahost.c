@@ -77,8 +77,7 @@ int stahost_wpa_conf(const struct topology *t, const struct topo_station *s,
 			 "\tssid=",
 			 s->name, t->name, s->host, STAHOST_DIR, s->name);
 	/* Hex: an SSID may hold any bytes. */
-	for (const char *p = t->ap.ssid; *p && !bad; p++)
-		bad |= sh_append(buf, len, &off, "%02x", (unsigned char)*p);
+	bad |= sh_append_hex(buf, len, &off, t->ap.ssid);
 	/* wpa_supplicant takes a quoted passphrase up to its last quote, and
 	 * the topology allows printable ASCII only. */
 	bad |= sh_append(buf, len, &off,

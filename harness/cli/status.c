@@ -67,7 +67,7 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 		cli_fail(&err);
 		goto out;
 	}
-	if (bringup_stations(&d, &c, &sh, wait_s, &st, stdout, &err) >= 0)
+	if (bringup_stations(&d, &c, ap, &sh, wait_s, &st, stdout, &err) >= 0)
 		rc = 0;
 	else
 		cli_fail(&err);

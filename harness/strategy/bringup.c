@@ -54,9 +54,7 @@ int bringup_check(const struct cell *c, const struct ap_ops **ops,
 	ap_target(c, &t);
 	if ((*ops)->check(&t, err) < 0)
 		return -1;
-	/* The virtual DUT's AP: its image runs stations and has its own
-	 * addresses. */
-	virtual_ap = (*ops)->stations != NULL;
+	virtual_ap = cell_ap_by_image(c);
 	for (int i = 0; i < c->topo.nstations && !virtual_ap; i++) {
 		const struct topo_station *s = &c->topo.stations[i];
 
@@ -338,18 +336,16 @@ static int check_in_ap(struct dut *d, const struct cell *c,
 }
 
 int bringup_stations(struct dut *d, const struct cell *c,
-		     struct stahost_set *sh, int wait_s, struct cell_state *st,
-		     FILE *show, struct al_err *err)
+		     const struct ap_ops *ap, struct stahost_set *sh,
+		     int wait_s, struct cell_state *st, FILE *show,
+		     struct al_err *err)
 {
-	const struct ap_ops *ap;
 	struct drv_target t;
 	struct ap_env env;
 	char *out = NULL;
 	double t0 = mono_s(), left;
 	bool local = false;
 
-	if (bringup_check(c, &ap, err) < 0)
-		return -1;
 	for (int i = 0; i < c->topo.nstations; i++)
 		local |= cell_station_local(c, &c->topo.stations[i]);
 	/* Only an AP host that runs stations (the virtual DUT) has rows. */
@@ -518,7 +514,7 @@ int bringup_cell(struct cell *c, struct dut *d, const struct bringup_opts *o,
 		"stations\n",
 		d->host->name, st->release, c->variant.name, o->wait_s,
 		c->topo.nstations);
-	rc = bringup_stations(d, c, sh, o->wait_s, st, o->show, err);
+	rc = bringup_stations(d, c, ap, sh, o->wait_s, st, o->show, err);
 	stahost_close(sh);
 	free(sh);
 	if (rc < 0)

@@ -68,13 +68,15 @@ void bringup_ap_config(const struct cell *c, struct ap_config *cfg);
 /* How an AP driver reaches d (struct ap_env over dut_run_io). */
 void bringup_ap_env(struct dut *d, struct ap_env *env);
 
-/* The station table of a running cell: the AP host's own stations (the
- * virtual DUT's), the station hosts' in sh (NULL: none), each
- * station-host station checked against the AP's station dump; waits up
- * to wait_s for all to associate. Returns the row count or -1. */
+/* The station table of a running cell (ap: its AP driver, from
+ * bringup_check): the AP host's own stations (the virtual DUT's), the station
+ * hosts' in sh (NULL: none), each station-host station checked against the AP's
+ * station dump; waits up to wait_s for all to associate. Returns the row count
+ * or -1. */
 int bringup_stations(struct dut *d, const struct cell *c,
-		     struct stahost_set *sh, int wait_s, struct cell_state *st,
-		     FILE *show, struct al_err *err);
+		     const struct ap_ops *ap, struct stahost_set *sh,
+		     int wait_s, struct cell_state *st, FILE *show,
+		     struct al_err *err);
 
 /* The variant's knobs on the running AP (info: its interface, phy,
  * wired side), each read back into st->knobs. A path the DUT does not

@@ -42,6 +42,16 @@ static int exists(const char *name)
 	return access(path, F_OK) == 0;
 }
 
+/* A shell binding to the fixture's dropbear (port: a %d). */
+#define FIXTURE_SHELL                                                          \
+	"    shell:\n"                                                         \
+	"      driver: ssh\n"                                                  \
+	"      host: 127.0.0.1\n"                                              \
+	"      port: %d\n"                                                     \
+	"      user: root\n"                                                   \
+	"      key: \"{images}/id_ed25519\"\n"                                 \
+	"      known_host_key: \"{images}/host_key.pub\"\n"
+
 /* lab.yaml with dut1 (command power, SSH to the fixture) and its ap:
  * binding (ap_lines, indented six), topology.yaml with station lines,
  * and variant file v.yaml; then cell_load. */
@@ -63,23 +73,8 @@ static int load(struct cell *c, const char *ap_lines, const char *stations,
 		 "      on: \"echo on >{state}/pw\"\n"
 		 "      off: \"echo off >{state}/pw\"\n"
 		 "      get: \"cat {state}/pw 2>/dev/null || echo off\"\n"
-		 "      boot_timeout_s: 10\n"
-		 "    shell:\n"
-		 "      driver: ssh\n"
-		 "      host: 127.0.0.1\n"
-		 "      port: %d\n"
-		 "      user: root\n"
-		 "      key: \"{images}/id_ed25519\"\n"
-		 "      known_host_key: \"{images}/host_key.pub\"\n"
-		 "%s"
-		 "  box1:\n"
-		 "    shell:\n"
-		 "      driver: ssh\n"
-		 "      host: 127.0.0.1\n"
-		 "      port: %d\n"
-		 "      user: root\n"
-		 "      key: \"{images}/id_ed25519\"\n"
-		 "      known_host_key: \"{images}/host_key.pub\"\n",
+		 "      boot_timeout_s: 10\n" FIXTURE_SHELL "%s"
+		 "  box1:\n" FIXTURE_SHELL,
 		 fx.dir, fx.dir, port, ap_lines, port);
 	write_text("lab.yaml", text);
 	snprintf(text, sizeof(text),

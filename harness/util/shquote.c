@@ -47,6 +47,14 @@ int sh_append(char *out, size_t len, size_t *off, const char *fmt, ...)
 	return 0;
 }
 
+int sh_append_hex(char *out, size_t len, size_t *off, const char *s)
+{
+	for (; *s; s++)
+		if (sh_append(out, len, off, "%02x", (unsigned char)*s) < 0)
+			return -1;
+	return 0;
+}
+
 int sh_put_var(char *out, size_t len, size_t *off, const char *name,
 	       const char *value)
 {

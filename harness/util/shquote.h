@@ -14,6 +14,9 @@ size_t sh_quoted_len(const char *s);
  * fit. */
 int sh_append(char *out, size_t len, size_t *off, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Appends the bytes of s as lower-case hex (an SSID in a hostapd or
+ * wpa_supplicant configuration may hold any bytes). */
+int sh_append_hex(char *out, size_t len, size_t *off, const char *s);
 /* Appends `name='value' ` (value sh-quoted): a script's variable. */
 int sh_put_var(char *out, size_t len, size_t *off, const char *name,
 	       const char *value);

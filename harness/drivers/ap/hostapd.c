@@ -153,8 +153,7 @@ int ap_hostapd_conf(const struct ap_hostapd_settings *s,
 			 "ssid2=",
 			 cfg->variant, s->state_dir);
 	/* Hex: an SSID may hold any bytes. */
-	for (const char *p = cfg->ssid; *p && !bad; p++)
-		bad |= sh_append(buf, len, &off, "%02x", (unsigned char)*p);
+	bad |= sh_append_hex(buf, len, &off, cfg->ssid);
 	bad |= sh_append(buf, len, &off,
 			 "\nhw_mode=%s\n"
 			 "channel=%d\n"
