@@ -30,9 +30,9 @@ static void bind_target(struct drv_target *t, const struct lab *lab,
 
 /* A whole number of seconds from min to a day, a DUT setting on the host's
  * power binding; def when absent. */
-static int power_seconds(const struct lab *lab, const struct lab_host *h,
-			 const char *key, int def, int min, int *out,
-			 struct al_err *err)
+static int power_setting_int(const struct lab *lab, const struct lab_host *h,
+			     const char *key, int def, int min, int *out,
+			     struct al_err *err)
 {
 	char who[LAB_NAME_MAX + 8];
 	long v;
@@ -78,10 +78,12 @@ static int open_host(struct dut *d, const struct lab *lab, const char *name,
 	v = lab_param(&d->host->power, "ready_marker");
 	snprintf(d->ready_marker, sizeof(d->ready_marker), "%s",
 		 v && *v ? v : DUT_READY_MARKER);
-	if (power_seconds(lab, d->host, "boot_timeout_s", 120, 1,
-			  &d->boot_timeout_s, err) < 0 ||
-	    power_seconds(lab, d->host, "off_s", DUT_OFF_S, 0, &d->off_s, err) <
-		0)
+	if (power_setting_int(lab, d->host, "boot_timeout_s", 120, 1,
+			      &d->boot_timeout_s, err) < 0 ||
+	    power_setting_int(lab, d->host, "off_s", DUT_OFF_S, 0, &d->off_s,
+			      err) < 0 ||
+	    power_setting_int(lab, d->host, "boot_attempts", DUT_BOOT_ATTEMPTS,
+			      1, &d->boot_attempts, err) < 0)
 		return -1;
 
 	/* A station host may have only a shell: no power driver. */
@@ -272,6 +274,39 @@ static int shell_ensure(struct dut *d, int timeout_s, struct al_err *err)
 	return 0;
 }
 
+/* The ready marker on the console, or a kernel panic: that boot is
+ * over, said at once with the panic's own line (d->boot_panic). */
+static int wait_boot_marker(struct dut *d, struct al_err *err)
+{
+	const char *const marks[] = {d->ready_marker, DUT_PANIC_MARKER};
+	const char *const eol[] = {"\n"};
+	struct console_session s;
+	struct al_err rest;
+	int rc;
+
+	d->boot_panicked = false;
+	d->boot_panic[0] = 0;
+	if (dut_console_open(d, &s, err) < 0)
+		return -1;
+	rc = console_expect(&s, marks, 2, d->boot_timeout_s * 1000, err);
+	if (rc == 1) {
+		/* The reason follows on the same line; a console that goes
+		 * silent mid-line leaves just the marker. */
+		if (console_expect(&s, eol, 1, 2000, &rest) < 0)
+			s.before[0] = 0;
+		s.before[strcspn(s.before, "\r\n")] = 0;
+		snprintf(d->boot_panic, sizeof(d->boot_panic), "%s%s",
+			 DUT_PANIC_MARKER, s.before);
+		d->boot_panicked = true;
+		rc = al_errf(err,
+			     "%s: the kernel panicked while booting: '%s' "
+			     "(the whole trace is in %s)",
+			     d->host->name, d->boot_panic, d->console_log);
+	}
+	console_session_close(&s);
+	return rc < 0 ? -1 : 0;
+}
+
 int dut_wait_ready(struct dut *d, struct al_err *err)
 {
 	double t0 = now_s();
@@ -289,7 +324,7 @@ int dut_wait_ready(struct dut *d, struct al_err *err)
 	}
 	fprintf(stderr, "%s: waiting for '%s' on the console (up to %d s)\n",
 		d->host->name, d->ready_marker, d->boot_timeout_s);
-	if (dut_console_expect(d, d->ready_marker, d->boot_timeout_s, err) < 0)
+	if (wait_boot_marker(d, err) < 0)
 		return -1;
 	fprintf(stderr, "%s: booted in %.1f s, waiting for SSH\n",
 		d->host->name, now_s() - t0);

@@ -15,6 +15,13 @@
 #define DUT_READY_MARKER "airlab-init: ready"
 /* How long a power cycle leaves the DUT off unless power `off_s:` says. */
 #define DUT_OFF_S 1
+/* What a Linux kernel prints when it gives up: on the console during a
+ * boot wait, the boot has failed and waiting out boot_timeout_s is
+ * pointless. */
+#define DUT_PANIC_MARKER "Kernel panic - not syncing"
+/* Boots a bring-up tries before a kernel panic fails it, unless power
+ * `boot_attempts:` says. */
+#define DUT_BOOT_ATTEMPTS 2
 
 struct dut {
 	struct drv_target power_t, flash_t, console_t, shell_t;
@@ -27,7 +34,11 @@ struct dut {
 	struct shell_dev *shell_dev;
 	int boot_timeout_s;
 	int off_s; /* a power cycle's time off */
+	int boot_attempts;
 	char ready_marker[128];
+	/* The last boot wait ended in a kernel panic (its line). */
+	bool boot_panicked;
+	char boot_panic[256];
 	/* <host state dir>/console.log: everything read from the console,
 	 * timestamped (console/expect.h). */
 	char console_log[4096 + 16];
@@ -63,7 +74,9 @@ int dut_console_log_save(struct dut *d, const char *dir, struct al_err *err);
 /* What a flash driver may use of this DUT (driver.h). */
 void dut_flash_env(struct dut *d, struct flash_env *env);
 /* Waits for the boot to finish: the ready marker on the console, then an
- * SSH answer; without a console, an SSH answer within boot_timeout_s. */
+ * SSH answer; without a console, an SSH answer within boot_timeout_s.
+ * A kernel panic on the console fails it at once, with boot_panicked
+ * set. */
 int dut_wait_ready(struct dut *d, struct al_err *err);
 
 /* Runs cmd over the shell driver (opened on first use, waiting up to

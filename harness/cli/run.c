@@ -414,6 +414,12 @@ static int write_run_json(const char *dir, const struct cell *c,
 	json_object_set_new(root, "hostapd", json_string(r->hostapd));
 	json_object_set_new(root, "ap", ap_json(st));
 	json_object_set_new(root, "knobs", knobs_json(c, st));
+	/* 0 boots: the run used a DUT already up. */
+	json_object_set_new(
+	    root, "boot",
+	    json_pack("{s:i, s:o}", "boots", st->boots, "first_panic",
+		      st->boot_panic[0] ? json_string(st->boot_panic)
+					: json_null()));
 	json_object_set_new(root, "wpa_supplicant", json_string(r->wpa));
 	json_object_set_new(root, "airlab_commit", json_string(r->commit));
 	json_object_set_new(root, "start", json_string(t0));

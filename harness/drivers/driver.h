@@ -189,7 +189,8 @@ struct ap_ops {
 /* Refuses a setting of t's binding that is none of known[0..n) with
  * "file:line: dut1 power (driver X): unknown setting 'k' (known: ...)".
  * A power binding also takes the DUT's own keys (power_dut_settings:
- * boot_timeout_s, ready_marker, off_s), read by cell/dut.c. */
+ * boot_timeout_s, ready_marker, off_s, boot_attempts), read by
+ * cell/dut.c. */
 int drv_check_settings(const struct drv_target *t, const char *const *known,
 		       size_t n, struct al_err *err);
 /* A relay board's `port:` (the relay, 1 to 8), required. */

@@ -9,7 +9,7 @@
 /* Keys of a host's power binding that are the DUT's, not the power
  * driver's (cell/dut.c reads them), so every power driver takes them. */
 const char *const power_dut_settings[] = {"boot_timeout_s", "ready_marker",
-					  "off_s"};
+					  "off_s", "boot_attempts"};
 const size_t power_dut_nsettings =
     sizeof(power_dut_settings) / sizeof(power_dut_settings[0]);
 

@@ -432,6 +432,30 @@ static int boot_variant(struct cell *c, struct dut *d, bool on,
 	return dut_wait_ready(d, err);
 }
 
+/* A kernel that panics at boot is tried again, up to the DUT's
+ * boot_attempts, flashed and booted anew; each panic is said and the
+ * first kept for the record (a flaky boot is a finding, not a secret). */
+static int boot_with_retry(struct cell *c, struct dut *d, bool on,
+			   struct cell_state *st, struct al_err *err)
+{
+	for (;;) {
+		st->boots++;
+		if (boot_variant(c, d, on, err) == 0)
+			return 0;
+		if (!d->boot_panicked || st->boots >= d->boot_attempts)
+			return -1;
+		if (!st->boot_panic[0])
+			snprintf(st->boot_panic, sizeof(st->boot_panic), "%s",
+				 d->boot_panic);
+		fprintf(stderr,
+			"airlab: %s\n%s: booting again (attempt %d of "
+			"%d)\n",
+			err->msg, d->host->name, st->boots + 1,
+			d->boot_attempts);
+		on = true;
+	}
+}
+
 int bringup_cell(struct cell *c, struct dut *d, const struct bringup_opts *o,
 		 struct cell_state *st, struct al_err *err)
 {
@@ -463,7 +487,7 @@ int bringup_cell(struct cell *c, struct dut *d, const struct bringup_opts *o,
 		fprintf(stderr, "%s: already up with %s (kernel %s)\n",
 			d->host->name, st->ap.variant, st->release);
 	} else {
-		if (boot_variant(c, d, on, err) < 0 ||
+		if (boot_with_retry(c, d, on, st, err) < 0 ||
 		    dut_release(d, st->release, sizeof(st->release), err) < 0)
 			return fail(st, err);
 	}

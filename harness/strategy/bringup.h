@@ -33,6 +33,10 @@ struct cell_state {
 	char ap_driver[LAB_NAME_MAX];
 	struct knob_result knobs[VARIANT_MAX_KNOBS];
 	int nknobs;
+	/* Boots it took (more than one: the earlier ones panicked; the
+	 * first panic's line is kept, the traces are in the console log). */
+	int boots;
+	char boot_panic[256];
 	/* Why bringing the cell up failed, for the record. */
 	char failure[1024];
 };

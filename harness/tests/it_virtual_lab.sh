@@ -108,4 +108,24 @@ out=$(al shell dut1 -- true 2>&1)
 check "shell to a powered-off DUT fails with an error naming it" \
 	grep -q 'dut1' <<<"$out"
 
+# A kernel that panics at boot (no init in the initramfs, no root): said at
+# once with the panic's line, booted boot_attempts times, never a wait for
+# the timeout.
+sed -e 's#^\(      boot_timeout_s:\).*#\1 100\n      boot_attempts: 2\n      append: rdinit=/airlab-no-such-init#' \
+	"$lab" >"$work/panic.yaml"
+t0=$(date +%s)
+err=$("$AIRLAB" --lab "$work/panic.yaml" up --variant stock-6.1 2>&1)
+rc=$?
+took=$(($(date +%s) - t0))
+check "panicking kernel: up fails (exit $rc)" test $rc -ne 0
+check "panicking kernel: the error quotes the panic" \
+	grep -q "^airlab: dut1: the kernel panicked while booting: 'Kernel panic - not syncing: [^']\+' (the whole trace is in " <<<"$err"
+check "panicking kernel: booted twice (boot_attempts: 2)" \
+	test "$(grep -c "waiting for 'airlab-init: ready'" <<<"$err")" -eq 2
+check "panicking kernel: attempt 2 said" grep -q 'booting again (attempt 2 of 2)' <<<"$err"
+check "panicking kernel: given up in ${took} s, well before 2 x 100 s" test "$took" -lt 100
+check "panicking kernel: both traces in the console log" \
+	test "$(grep -c 'Kernel panic - not syncing' "$state/console.log")" -ge 2
+"$AIRLAB" --lab "$work/panic.yaml" down >/dev/null 2>&1
+
 finish
