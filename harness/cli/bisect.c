@@ -53,11 +53,6 @@ struct bisect {
 	json_t *root; /* bisect.json */
 };
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static const char *jstr(const json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
@@ -325,9 +320,11 @@ static int evaluate(struct bisect *b, struct cli_opts *o, const char *rev,
 	    : verdict == STEP_GOOD ? "good"
 	    : verdict == STEP_BAD  ? "bad"
 				   : "skip",
-	    "good_median", num(base ? r.a_median : NAN), "median",
-	    num(base ? r.b_median : r.a_median), "change", num(r.change), "ci",
-	    json_pack("[o, o]", num(r.ci_lo), num(r.ci_hi)), "reason", why);
+	    "good_median", json_num(base ? r.a_median : NAN), "median",
+	    json_num(base ? r.b_median : r.a_median), "change",
+	    json_num(r.change), "ci",
+	    json_pack("[o, o]", json_num(r.ci_lo), json_num(r.ci_hi)), "reason",
+	    why);
 	json_object_set_new(step, "x", json_integer(nstep));
 	json_object_set_new(step, "dir", json_string(stepdir));
 	{

@@ -33,11 +33,6 @@ struct night_run {
 	int nr, worse;
 };
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static const char *run_status(const struct night_run *n)
 {
 	return n->lab_failed	   ? "lab-failed"
@@ -111,11 +106,11 @@ static int write_summary(const char *night, const struct plan *p,
 			json_array_append_new(
 			    m, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:s}",
 					 "metric", r->metric[k], "a_median",
-					 num(r->r[k].a_median), "b_median",
-					 num(r->r[k].b_median), "change",
-					 num(r->r[k].change), "ci_lo",
-					 num(r->r[k].ci_lo), "ci_hi",
-					 num(r->r[k].ci_hi), "verdict",
+					 json_num(r->r[k].a_median), "b_median",
+					 json_num(r->r[k].b_median), "change",
+					 json_num(r->r[k].change), "ci_lo",
+					 json_num(r->r[k].ci_lo), "ci_hi",
+					 json_num(r->r[k].ci_hi), "verdict",
 					 cmp_verdict_name(r->r[k].verdict)));
 		regressions += r->worse;
 		json_array_append_new(

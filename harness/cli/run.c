@@ -7,6 +7,9 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
+
+#include "../util/json_file.h"
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,7 @@
 #include "../results/flent.h"
 #include "../results/store.h"
 #include "../util/json_file.h"
+#include "../suites/outcome_json.h"
 #include "../suites/run.h"
 #include "../suites/suites.h"
 
@@ -145,11 +149,6 @@ static void git_commit(const char *root, char *out, size_t len)
 	pclose(p);
 }
 
-static json_t *num_or_null(double v)
-{
-	return v == v ? json_real(v) : json_null();
-}
-
 /* Per-station airtime of one source over the run, or why there is none. */
 struct run_airtime {
 	const char *source; /* "medium", "nl80211" */
@@ -235,10 +234,10 @@ static json_t *airtime_json(const struct cell *c, const struct run_airtime *r)
 			      a->have ? json_real(a->tx_us) : json_null(),
 			      "rx_us",
 			      a->have ? json_real(a->rx_us) : json_null(),
-			      "share", num_or_null(r->share[i])));
+			      "share", json_num(r->share[i])));
 	}
 	o = json_pack("{s:o, s:o}", "stations", stations, "jain",
-		      num_or_null(r->jain));
+		      json_num(r->jain));
 	/* The medium's channel over the run: how busy the air was, in
 	 * medium time, and the time scale every figure was taken at. */
 	if (r->delta.chan_have)
@@ -275,68 +274,13 @@ static json_t *link_json(const struct cell *c, const struct run_record *r)
 			   "name", c->topo.stations[i].name, "tx_bytes",
 			   l->tx_bytes, "rx_bytes", l->rx_bytes, "retries",
 			   l->tx_retries, "failed", l->tx_failed, "signal_dbm",
-			   num_or_null(l->signal_dbm), "tx_bitrate_mbps",
-			   num_or_null(l->tx_bitrate_mbps), "rx_bitrate_mbps",
-			   num_or_null(l->rx_bitrate_mbps), "tx_rate",
-			   l->tx_rate, "rate_mbps",
-			   num_or_null(
+			   json_num(l->signal_dbm), "tx_bitrate_mbps",
+			   json_num(l->tx_bitrate_mbps), "rx_bitrate_mbps",
+			   json_num(l->rx_bitrate_mbps), "tx_rate", l->tx_rate,
+			   "rate_mbps",
+			   json_num(
 			       air ? link_rate_mbps(l, air->tx_us + air->rx_us)
 				   : NAN)));
-	}
-	return a;
-}
-
-/* Every bulk flow's mean goodput over the load window. */
-static json_t *flows_json(const struct cell *c, const struct run_record *r)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; r->res && r->res->flow_mbps && i < r->plan->n_flows;
-	     i++) {
-		const struct suite_flow *f = &r->plan->flows[i];
-
-		if (f->kind != SUITE_TCP_UP && f->kind != SUITE_TCP_DOWN)
-			continue;
-		json_array_append_new(
-		    a, json_pack(
-			   "{s:s, s:s, s:s, s:o}", "series", f->series,
-			   "station", c->topo.stations[f->station].name,
-			   "direction", f->kind == SUITE_TCP_UP ? "up" : "down",
-			   "mean_mbps", num_or_null(r->res->flow_mbps[i])));
-	}
-	return a;
-}
-
-/* Per station: the sum of its bulk flows' mean goodput per direction. */
-static json_t *station_goodput_json(const struct cell *c,
-				    const struct run_record *r)
-{
-	json_t *a = json_array();
-
-	for (int s = 0; s < c->topo.nstations; s++) {
-		double up = 0, down = 0;
-		int any = 0;
-
-		for (size_t i = 0;
-		     r->res && r->res->flow_mbps && i < r->plan->n_flows; i++) {
-			const struct suite_flow *f = &r->plan->flows[i];
-
-			if (f->station != (size_t)s ||
-			    (f->kind != SUITE_TCP_UP &&
-			     f->kind != SUITE_TCP_DOWN) ||
-			    !isfinite(r->res->flow_mbps[i]))
-				continue;
-			any = 1;
-			if (f->kind == SUITE_TCP_UP)
-				up += r->res->flow_mbps[i];
-			else
-				down += r->res->flow_mbps[i];
-		}
-		if (any)
-			json_array_append_new(
-			    a, json_pack("{s:s, s:f, s:f}", "name",
-					 c->topo.stations[s].name, "up_mbps",
-					 up, "down_mbps", down));
 	}
 	return a;
 }
@@ -382,26 +326,12 @@ static int write_run_json(const char *dir, const struct cell *c,
 		    stations,
 		    json_pack("{s:s, s:b, s:o, s:o, s:o, s:s}", "name", s->name,
 			      "associated", s->associated, "assoc_s",
-			      num_or_null(s->assoc_s), "signal_dbm",
-			      num_or_null(s->signal_dbm), "txrate_mbps",
-			      num_or_null(s->txrate_mbps), "wpa_state",
+			      json_num(s->assoc_s), "signal_dbm",
+			      json_num(s->signal_dbm), "txrate_mbps",
+			      json_num(s->txrate_mbps), "wpa_state",
 			      s->wpa_state));
 	}
-	sum = r->res
-		  ? json_pack(
-			"{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, "
-			"s:I}",
-			"latency_median_ms", num_or_null(r->res->lat_median_ms),
-			"latency_p90_ms", num_or_null(r->res->lat_p90_ms),
-			"latency_p99_ms", num_or_null(r->res->lat_p99_ms),
-			"up_mbps", num_or_null(r->res->up_mbps), "down_mbps",
-			num_or_null(r->res->down_mbps), "up_jain",
-			num_or_null(r->res->up_jain), "down_jain",
-			num_or_null(r->res->down_jain), "flows",
-			(json_int_t)r->res->flows, "flows_connected",
-			(json_int_t)r->res->flows_connected, "flows_started_2s",
-			(json_int_t)r->res->flows_started_2s)
-		  : json_null();
+	sum = outcome_summary_json(r->res);
 	json_object_set_new(root, "id", json_string(r->id));
 	json_object_set_new(root, "status", json_string(r->status));
 	json_object_set_new(root, "reasons", json_string(r->reasons));
@@ -429,9 +359,9 @@ static int write_run_json(const char *dir, const struct cell *c,
 	json_object_set_new(root, "suite", json_string(r->plan->suite->name));
 	json_object_set_new(root, "length_s", json_real(r->plan->length_s));
 	json_object_set_new(root, "step_s", json_real(r->plan->step_s));
-	json_object_set_new(root, "flows", flows_json(c, r));
+	json_object_set_new(root, "flows", outcome_flows_json(r->plan, r->res));
 	json_object_set_new(root, "station_goodput",
-			    station_goodput_json(c, r));
+			    outcome_station_goodput_json(r->plan, r->res));
 	json_object_set_new(root, "airtime",
 			    json_pack("{s:o, s:o}", r->air[0].source,
 				      airtime_json(c, &r->air[0]),

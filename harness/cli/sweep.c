@@ -23,6 +23,7 @@
 #include "../cell/link.h"
 #include "../results/store.h"
 #include "../suites/suites.h"
+#include "../util/json_file.h"
 
 #define SWEEP_MAX_PATHS	   16
 #define SWEEP_MAX_STEPS	   200
@@ -64,11 +65,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	interrupted = 1;
-}
-
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
 }
 
 /* "a,b,c" into out (each [A-Za-z0-9_.:-]+); -1 when empty or too many. */
@@ -647,12 +643,13 @@ static json_t *station_json(struct store *db, const char *run_id,
 	    {"goodput", "up", "goodput_up_mbps"},
 	    {"goodput", "down", "goodput_down_mbps"},
 	};
-	json_t *o = json_pack("{s:s, s:b, s:b, s:o, s:o, s:o, s:o}", "name",
-			      name, "associated", se->associated, "settled",
-			      se->settled, "settle_s", num(se->settle_s),
-			      "settle_signal_dbm", num(se->signal_dbm),
-			      "settle_txrate_mbps", num(se->txrate_mbps),
-			      "settle_expected_mbps", num(se->expected_mbps));
+	json_t *o =
+	    json_pack("{s:s, s:b, s:b, s:o, s:o, s:o, s:o}", "name", name,
+		      "associated", se->associated, "settled", se->settled,
+		      "settle_s", json_num(se->settle_s), "settle_signal_dbm",
+		      json_num(se->signal_dbm), "settle_txrate_mbps",
+		      json_num(se->txrate_mbps), "settle_expected_mbps",
+		      json_num(se->expected_mbps));
 	char m[256];
 
 	for (size_t k = 0; k < sizeof(figs) / sizeof(figs[0]); k++) {
@@ -660,7 +657,7 @@ static json_t *station_json(struct store *db, const char *run_id,
 			 figs[k].name);
 		json_object_set_new(
 		    o, figs[k].key,
-		    num(db && run_id ? store_metric(db, run_id, m) : NAN));
+		    json_num(db && run_id ? store_metric(db, run_id, m) : NAN));
 	}
 	return o;
 }
@@ -794,9 +791,9 @@ static int run_step(struct sweep *sw, struct cli_opts *o, const struct cell *c,
 	    sw->variants[vi], "x", xread, "label", label, "outcome", outcome,
 	    "run_id", r.id[0] ? r.id : NULL, "atten", atten,
 	    "latency_median_ms",
-	    num(db ? store_metric(db, r.id, "latency_median_ms") : NAN),
+	    json_num(db ? store_metric(db, r.id, "latency_median_ms") : NAN),
 	    "latency_p99_ms",
-	    num(db ? store_metric(db, r.id, "latency_p99_ms") : NAN),
+	    json_num(db ? store_metric(db, r.id, "latency_p99_ms") : NAN),
 	    "stations", sts);
 	store_close(db);
 	json_array_append_new(sw->steps, step);

@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "../util/json_file.h"
+
 struct raw_point {
 	double t, val; /* val NAN = record without a value */
 	json_t *rec;   /* the whole raw record */
@@ -47,11 +49,6 @@ static void iso_time(double t, char *buf, size_t len)
 	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ",
 		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 		 tm.tm_min, tm.tm_sec, usec);
-}
-
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
 }
 
 struct flent_file *flent_new(const char *test_name, double t0_unix,
@@ -148,7 +145,7 @@ int flent_meta_str(struct flent_file *f, const char *key, const char *val)
 
 int flent_meta_num(struct flent_file *f, const char *key, double val)
 {
-	return json_object_set_new(f->meta, key, num(val));
+	return json_object_set_new(f->meta, key, json_num(val));
 }
 
 int flent_meta_json(struct flent_file *f, const char *key, json_t *val)
@@ -234,7 +231,7 @@ int flent_series_meta_num(struct flent_file *f, int idx, const char *key,
 {
 	if (idx < 0 || (size_t)idx >= f->n)
 		return -1;
-	return json_object_set_new(series_meta(f, idx), key, num(val));
+	return json_object_set_new(series_meta(f, idx), key, json_num(val));
 }
 
 int flent_series_meta_str(struct flent_file *f, int idx, const char *key,
@@ -512,7 +509,7 @@ static json_t *build(struct flent_file *f, struct al_err *err)
 		json_t *a = json_array();
 
 		for (size_t k = 0; k < steps; k++)
-			json_array_append_new(a, num(f->s[i].grid[k]));
+			json_array_append_new(a, json_num(f->s[i].grid[k]));
 		json_object_set_new(res, f->s[i].name, a);
 	}
 	free(tmp);

@@ -1,6 +1,7 @@
 #include "json_file.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,4 +21,9 @@ int json_write_atomic(json_t *root, const char *path, int sort,
 		return al_errf(err, "cannot write %s: %s", path, strerror(e));
 	}
 	return 0;
+}
+
+json_t *json_num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
 }

@@ -12,4 +12,7 @@
 int json_write_atomic(json_t *root, const char *path, int sort,
 		      struct al_err *err);
 
+/* A number, or null where it is not finite (NaN: not measured). */
+json_t *json_num(double v);
+
 #endif
