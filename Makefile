@@ -36,6 +36,8 @@ MEDIUM_BIN := $(B)/guest/airlab-medium
 USB_EMU_SRC := harness/tests/usb_emu/airlab-usb-emu.c harness/tests/usb_emu/gadget.c
 USB_EMU_BIN := $(B)/guest/airlab-usb-emu
 USBTEST_BIN := $(B)/guest/airlab-usbtest
+# The suite runner in the DUT, for runs the host does not drive (a LAVA job).
+SUITE_LOCAL_GUEST := $(B)/guest/airlab-suite-local
 MEDIUM_SRC := $(wildcard harness/medium/daemon/*.c harness/medium/*.c) \
 	harness/guest/cell_conf.c
 
@@ -100,6 +102,11 @@ $(AGENT_BIN): harness/agent/main/airlab-agent.c $(wildcard harness/agent/*.[ch])
 $(B)/airlab-suite-local: harness/suites/main/airlab-suite-local.c $(B)/libairlab.a
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -o $@ $< $(B)/libairlab.a $(PKG_LIBS) -lm
 
+$(SUITE_LOCAL_GUEST): $(B)/airlab-suite-local
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -o $@ harness/suites/main/airlab-suite-local.c \
+		$(B)/libairlab.a -Wl,--as-needed $(PKG_LIBS) -lm
+
 $(B)/tests/%: harness/tests/%.c $(B)/libairlab.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -o $@ $< $(B)/libairlab.a $(PKG_LIBS) $(CMOCKA_LIBS) -lm -lutil
@@ -123,7 +130,7 @@ $(USBTEST_BIN): harness/tests/usb_emu/airlab-usbtest.c $(B)/libairlab.a
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -o $@ $< $(B)/libairlab.a -Wl,--as-needed $(PKG_LIBS) -lm
 
 # ---- DUT image ------------------------------------------------------------
-image: $(GUEST_BIN) $(USB_EMU_BIN) $(USBTEST_BIN)
+image: $(GUEST_BIN) $(USB_EMU_BIN) $(USBTEST_BIN) $(SUITE_LOCAL_GUEST)
 	dut-images/virtual/build.sh --out $(IMAGE_DIR) --guest-bin $(B)/guest
 
 # ---- the two README commands ----------------------------------------------

@@ -203,6 +203,22 @@ check "rrul run wrote a file" [ -n "$f" ]
 [ -n "$f" ] && check "rrul has the 18 series Flent's rrul plots" bash -c \
 	"flent -i '$f' -f summary 2>/dev/null | grep -cE '^ (TCP (up|down)load (BE|BK|CS5|EF|avg|sum)|TCP totals|Ping \(ms\) (UDP (EF|BK|BE)|ICMP|avg)) ' | grep -qx 18"
 
+# What a LAVA job hands back: the record (run.json's suite part) and one
+# test case per headline figure, matching the run's own summary.
+f=$(suite_file rrul --station "$STA,sta1" --record "$D/rrul.record.json" \
+	--cases "$D/rrul.cases")
+check "rrul --record: status complete, the Flent file named" \
+	test "$(json_eval "$D/rrul.record.json" "d['status'] + ' ' + str(d['flent_file'] in '$f')")" = "complete True"
+check "rrul --record: the summary's download and latency are numbers" \
+	test "$(json_eval "$D/rrul.record.json" "d['summary']['down_mbps'] > 0 and d['summary']['latency_median_ms'] > 0")" = True
+check "rrul --record: 8 flows, one station's goodput" \
+	test "$(json_eval "$D/rrul.record.json" "len(d['flows']), len(d['station_goodput'])")" = "(8, 1)"
+check "rrul --cases: the run and four figures, all pass" \
+	test "$(grep -cE '^rrul-(run pass|(latency_median|latency_p90) pass [0-9.e+-]+ ms|goodput_(up|down) pass [0-9.e+-]+ Mbit/s)$' "$D/rrul.cases")" -eq 5
+check "rrul --cases: the median latency is the record's" \
+	test "$(awk '$1=="rrul-latency_median"{print $3}' "$D/rrul.cases")" = \
+	"$(json_eval "$D/rrul.record.json" "'%.6g' % d['summary']['latency_median_ms']")"
+
 f=$(suite_file tcp_nup --streams 4 --station "$STA,sta1")
 check "tcp_nup run wrote a file" [ -n "$f" ]
 [ -n "$f" ] && check "flent opens tcp_nup: summary + totals" flent_opens "$f" totals

@@ -3,6 +3,8 @@
  * and writes the Flent file. The integration test and lab bring-up scripts
  * use it; `airlab run` drives the same suite_run() over SSH. */
 #include <errno.h>
+#include <math.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../util/json_file.h"
+#include "../outcome_json.h"
 #include "../run.h"
 #include "../suites.h"
 
@@ -47,6 +51,78 @@ static pid_t spawn(const char *ns, const char *agent, struct suite_agent *a)
 	return pid;
 }
 
+/* The run's own part of run.json, for a host that did not watch it (a
+ * LAVA job): what `airlab lava results` stores. */
+static int write_record(const char *path, const struct suite_plan *plan,
+			const struct suite_outcome *res, const char *flent,
+			struct al_err *err)
+{
+	json_t *root = json_pack(
+	    "{s:s, s:f, s:f, s:s, s:s, s:f, s:s, s:o, s:o, s:o}", "suite",
+	    plan->suite->name, "length_s", plan->length_s, "step_s",
+	    plan->step_s, "status", res->partial ? "partial" : "complete",
+	    "reasons", res->reasons, "t0_unix", res->t0_unix, "flent_file",
+	    flent, "summary", outcome_summary_json(res), "flows",
+	    outcome_flows_json(plan, res), "station_goodput",
+	    outcome_station_goodput_json(plan, res));
+	int rc;
+
+	if (!root)
+		return al_errf(err, "%s: cannot build the record", path);
+	rc = json_write_atomic(root, path, 1, err);
+	json_decref(root);
+	return rc;
+}
+
+static bool plan_has(const struct suite_plan *plan, enum suite_kind a,
+		     enum suite_kind b)
+{
+	for (size_t i = 0; i < plan->n_flows; i++)
+		if (plan->flows[i].kind == a || plan->flows[i].kind == b)
+			return true;
+	return false;
+}
+
+/* One line per test case, "NAME RESULT [MEASUREMENT UNITS]", for a shell
+ * to hand to lava-test-case: the run itself, then the headline figures
+ * the suite's flows make (one of those not measured is a failed case,
+ * not a missing one). */
+static int write_cases(const char *path, const struct suite_plan *plan,
+		       const struct suite_outcome *res, struct al_err *err)
+{
+	const bool probes = plan_has(plan, SUITE_UDP_RTT, SUITE_ICMP);
+	const struct {
+		const char *name, *units;
+		double v;
+		bool wanted;
+	} figs[] = {
+	    {"latency_median", "ms", res->lat_median_ms, probes},
+	    {"latency_p90", "ms", res->lat_p90_ms, probes},
+	    {"goodput_up", "Mbit/s", res->up_mbps,
+	     plan_has(plan, SUITE_TCP_UP, SUITE_TCP_UP)},
+	    {"goodput_down", "Mbit/s", res->down_mbps,
+	     plan_has(plan, SUITE_TCP_DOWN, SUITE_TCP_DOWN)},
+	};
+	const char *sn = plan->suite->name;
+	FILE *fp = fopen(path, "we");
+
+	if (!fp)
+		return al_errf(err, "%s: %s", path, strerror(errno));
+	fprintf(fp, "%s-run %s\n", sn, res->partial ? "fail" : "pass");
+	for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
+		if (!figs[i].wanted)
+			continue;
+		if (isfinite(figs[i].v))
+			fprintf(fp, "%s-%s pass %.6g %s\n", sn, figs[i].name,
+				figs[i].v, figs[i].units);
+		else
+			fprintf(fp, "%s-%s fail\n", sn, figs[i].name);
+	}
+	if (fclose(fp) != 0)
+		return al_errf(err, "%s: %s", path, strerror(errno));
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -54,6 +130,7 @@ static void usage(void)
 		"--server NS,ADDR --station NS,NAME [--station ...]\n"
 		"       [--length S] [--step S] [--streams N] [--cc NAME] "
 		"[--title T] [--tcp-port P] [--udp-port P] --out DIR\n"
+		"       [--record FILE] [--cases FILE]\n"
 		"       airlab-suite-local --list\n");
 }
 
@@ -61,6 +138,7 @@ int main(int argc, char **argv)
 {
 	const char *suite_name = NULL, *agent = NULL, *out_dir = NULL;
 	const char *title = NULL, *cc = NULL;
+	const char *record = NULL, *cases = NULL;
 	char *server = NULL, *st_ns[MAX_ST];
 	const char *st_name[MAX_ST];
 	size_t n_st = 0;
@@ -92,6 +170,10 @@ int main(int argc, char **argv)
 			agent = v;
 		else if (!strcmp(a, "--out"))
 			out_dir = v;
+		else if (!strcmp(a, "--record"))
+			record = v;
+		else if (!strcmp(a, "--cases"))
+			cases = v;
 		else if (!strcmp(a, "--title"))
 			title = v;
 		else if (!strcmp(a, "--cc"))
@@ -188,6 +270,14 @@ int main(int argc, char **argv)
 	}
 	suite_print_summary(stdout, &plan, &res);
 	printf("wrote %s\n", path);
+	if ((record && write_record(record, &plan, &res, name, &err) < 0) ||
+	    (cases && write_cases(cases, &plan, &res, &err) < 0)) {
+		fprintf(stderr, "airlab-suite-local: %s\n", err.msg);
+		flent_free(f);
+		free(res.flow_mbps);
+		suite_plan_free(&plan);
+		return 1;
+	}
 	flent_free(f);
 	free(res.flow_mbps);
 	suite_plan_free(&plan);

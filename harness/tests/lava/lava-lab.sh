@@ -83,10 +83,16 @@ have_lava_db() {
 		grep -q 1
 }
 
-# pid in $1 alive?
+# Is process $1 alive (a zombie is not)?
+alive() {
+	local s
+	s=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+	case "$s" in Z*) return 1 ;; esac
+}
+
+# Is the process whose pid is in file $1 alive?
 pid_alive() {
-	local f=$1
-	[ -s "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null
+	[ -s "$1" ] && alive "$(cat "$1")"
 }
 
 # start NAME STATE_DIR CMD...: runs CMD in its own session (so `down` can
@@ -175,8 +181,10 @@ cmd_up() {
 	start_bg gunicorn "$st" /usr/bin/gunicorn3 lava_server.wsgi --log-level INFO \
 		--log-file - -u lavaserver -g lavaserver --worker-class eventlet \
 		--workers 2 --bind "127.0.0.1:$port"
+	# The scheduler drops to user lavaserver before it opens a log file:
+	# it logs to stdout (our root-owned log) instead.
 	start_bg scheduler "$st" /usr/bin/lava-server manage lava-scheduler --level INFO \
-		--log-file "$st/scheduler.log"
+		--log-file -
 	say "waiting for the REST API on http://127.0.0.1:$port"
 	local n=0 v
 	until v=$(api "$st" /api/v0.2/system/version/ 2>/dev/null); do
@@ -186,9 +194,14 @@ cmd_up() {
 		sleep 0.5
 	done
 	say "REST API answers: $v"
+	# The token in a file, not on the command line (ps).
+	(
+		umask 077
+		printf '%s\n' "$wtoken" >"$st/worker.token"
+	)
 	start_bg worker "$st" /usr/bin/lava-worker --level INFO \
-		--url "http://127.0.0.1:$port/" --token "$wtoken" --name "$WORKER" \
-		--log-file "$st/worker.log"
+		--url "http://127.0.0.1:$port/" --token-file "$st/worker.token" \
+		--name "$WORKER" --log-file -
 	say "waiting for $WORKER to be online"
 	n=0
 	until api "$st" "/api/v0.2/workers/$WORKER/" 2>/dev/null | grep -q '"state": *"Online"'; do
@@ -213,7 +226,6 @@ cmd_add_device() {
 		manage devices add --device-type "$DEVTYPE" --worker "$WORKER" "$name"
 		say "device $name added"
 	fi
-	[ -d "$st" ] || true
 }
 
 # stop NAME STATE_DIR: TERM to the process group, KILL after 20 s.
@@ -221,10 +233,11 @@ stop_bg() {
 	local name=$1 st=$2 pid n=0
 	[ -s "$st/$name.pid" ] || return 0
 	pid=$(cat "$st/$name.pid")
-	if kill -0 "$pid" 2>/dev/null; then
+	if alive "$pid"; then
 		say "stopping $name (pid $pid)"
 		kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-		while kill -0 -- "-$pid" 2>/dev/null || kill -0 "$pid" 2>/dev/null; do
+		# Until the leader and all of its process group are gone.
+		while alive "$pid" || [ -n "$(ps -o pid= -o stat= -g "$pid" 2>/dev/null | awk '$2 !~ /^Z/')" ]; do
 			n=$((n + 1))
 			if [ $n -eq 40 ]; then
 				say "$name still alive after 20 s: SIGKILL"
