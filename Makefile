@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 CC ?= cc
 B := build
-PKGS := yaml-0.1 libserialport libssh jansson zlib sqlite3 libftdi1 libusb-1.0
+PKGS := yaml-0.1 libserialport libssh jansson zlib sqlite3 libftdi1 libusb-1.0 libcurl
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O2
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -15,7 +15,7 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 LIB_DIRS := harness/util harness/lab harness/qmp harness/cell \
 	harness/drivers harness/drivers/power harness/drivers/flash \
 	harness/drivers/console harness/drivers/shell harness/drivers/atten \
-	harness/drivers/ap harness/strategy \
+	harness/drivers/ap harness/strategy harness/lava \
 	harness/medium harness/agent harness/results harness/suites
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 CLI_SRC := $(wildcard harness/cli/*.c)
@@ -56,7 +56,8 @@ DEB_PACKAGES := build-essential pkg-config clang-format cppcheck \
 	libyaml-dev libserialport-dev libssh-dev libjansson-dev libcmocka-dev libsqlite3-dev \
 	qemu-system-x86 busybox-static dropbear-bin hostapd wpasupplicant iw \
 	iproute2 iperf3 irtt flent python3-matplotlib zlib1g-dev cpio xz-utils kmod openssh-client \
-	openssh-server openssh-sftp-server dwarves patch gnuplot-nox tftpd-hpa libftdi1-dev libusb-1.0-0-dev
+	openssh-server openssh-sftp-server dwarves patch gnuplot-nox tftpd-hpa libftdi1-dev libusb-1.0-0-dev \
+	libcurl4-openssl-dev
 deps:
 	@missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PACKAGES) 2>/dev/null \
 		| awk '$$NF!="installed"{print $$1}'; \

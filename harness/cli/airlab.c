@@ -214,25 +214,6 @@ const char *cli_results_dir(const struct cli_opts *o, const char *value,
 	return buf;
 }
 
-int cli_unique_dir(const char *parent, const char *base, char *id, size_t idlen,
-		   char *path, size_t plen)
-{
-	if (mkdir(parent, 0755) < 0 && errno != EEXIST)
-		return -1;
-	for (int n = 1; n < 1000; n++) {
-		if (n == 1)
-			snprintf(id, idlen, "%s", base);
-		else
-			snprintf(id, idlen, "%s-%d", base, n);
-		snprintf(path, plen, "%s/%s", parent, id);
-		if (mkdir(path, 0755) == 0)
-			return 0;
-		if (errno != EEXIST)
-			return -1;
-	}
-	return -1;
-}
-
 int cli_series_write(const char *cmd, json_t *root, const char *file,
 		     const char *results)
 {
@@ -251,15 +232,6 @@ int cli_series_write(const char *cmd, json_t *root, const char *file,
 			cmd, err.msg, file);
 	store_close(s);
 	return 0;
-}
-
-void cli_utc_stamp(char *buf, size_t len)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&now, &tm);
-	strftime(buf, len, "%Y%m%dT%H%M%SZ", &tm);
 }
 
 int cli_fail(const struct al_err *err)

@@ -254,8 +254,8 @@ static int evaluate(struct bisect *b, struct cli_opts *o, const char *rev,
 	git(b->src, sha, sizeof(sha), "rev-parse", rev, NULL, NULL);
 	git(b->src, subject, sizeof(subject), "log", "-1", "--format=%s", rev);
 	snprintf(id, sizeof(id), "%02d-%.12s", nstep, sha);
-	if (cli_unique_dir(b->dir, id, id, sizeof(id), stepdir,
-			   sizeof(stepdir)) < 0) {
+	if (path_mkdir_unique(b->dir, id, id, sizeof(id), stepdir,
+			      sizeof(stepdir)) < 0) {
 		fprintf(stderr, "airlab bisect: cannot create %s/%s: %s\n",
 			b->dir, id, strerror(errno));
 		json_decref(dirs);
@@ -578,10 +578,10 @@ int cmd_bisect(int argc, char **argv, struct cli_opts *o)
 	}
 	snprintf(b.results, sizeof(b.results), "%s", jstr(spec, "results"));
 	snprintf(parent, sizeof(parent), "%s/bisect", b.results);
-	cli_utc_stamp(stamp, sizeof(stamp));
+	path_utc_stamp(stamp, sizeof(stamp));
 	if ((mkdir(b.results, 0755) < 0 && errno != EEXIST) ||
-	    cli_unique_dir(parent, stamp, id, sizeof(id), b.dir,
-			   sizeof(b.dir)) < 0) {
+	    path_mkdir_unique(parent, stamp, id, sizeof(id), b.dir,
+			      sizeof(b.dir)) < 0) {
 		fprintf(stderr,
 			"airlab bisect: cannot create a directory in "
 			"%s: %s\n",

@@ -8,6 +8,7 @@
 #include "../cell/dut.h"
 #include "../cell/stahost.h"
 #include "../strategy/bringup.h"
+#include "../util/path.h"
 
 struct cli_opts {
 	char lab[4096];
@@ -39,14 +40,6 @@ int cli_dut_observe(struct dut *d, const struct lab *lab, const char *name);
 int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 		struct cell_state *st);
 double cli_mono_s(void);
-/* Now in UTC as 20261204T031500Z: run ids and report directories start
- * with it, so they sort by time. */
-void cli_utc_stamp(char *buf, size_t len);
-/* Creates parent (when absent) and a new directory parent/base in it,
- * or parent/base-N when that exists (runs are never written over); id
- * is its name. -1 with errno set. */
-int cli_unique_dir(const char *parent, const char *base, char *id, size_t idlen,
-		   char *path, size_t plen);
 /* Parses a whole number of seconds >= min for option opt of command cmd;
  * prints the error and returns -1 when it is not one. */
 int cli_seconds_arg(const char *cmd, const char *opt, const char *v, int min,

@@ -276,7 +276,7 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 	fprintf(stderr, "nightly: plan %s, %d runs, results in %s\n", p.name,
 		total, night);
 	t_start = cli_mono_s();
-	cli_utc_stamp(stamp, sizeof(stamp));
+	path_utc_stamp(stamp, sizeof(stamp));
 	for (int v = 0; v < p.nvariants && !lab_failed; v++) {
 		snprintf(o->variant, sizeof(o->variant), "%s", p.variants[v]);
 		for (int s = 0; s < p.nsuites && !lab_failed; s++)

@@ -67,7 +67,7 @@ int cmd_report(int argc, char **argv, struct cli_opts *o)
 		list[i] = dirs[i];
 	}
 	if (!out) {
-		cli_utc_stamp(stamp, sizeof(stamp));
+		path_utc_stamp(stamp, sizeof(stamp));
 		snprintf(def, sizeof(def), "%s/reports", results);
 		if ((mkdir(results, 0755) < 0 && errno != EEXIST) ||
 		    (mkdir(def, 0755) < 0 && errno != EEXIST)) {

@@ -87,9 +87,9 @@ static int make_run_dir(const char *out, const char *suite, const char *variant,
 {
 	char stamp[32], base[200];
 
-	cli_utc_stamp(stamp, sizeof(stamp));
+	path_utc_stamp(stamp, sizeof(stamp));
 	snprintf(base, sizeof(base), "%s-%s-%s", stamp, suite, variant);
-	if (cli_unique_dir(out, base, id, idlen, path, plen) < 0) {
+	if (path_mkdir_unique(out, base, id, idlen, path, plen) < 0) {
 		fprintf(stderr,
 			"airlab run: cannot create a run directory in "
 			"%s: %s\n",

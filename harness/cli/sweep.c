@@ -622,7 +622,7 @@ static int write_record(struct sweep *sw, const char *status)
 {
 	char end[32];
 
-	cli_utc_stamp(end, sizeof(end));
+	path_utc_stamp(end, sizeof(end));
 	json_object_set_new(sw->root, "status", json_string(status));
 	json_object_set_new(sw->root, "end", json_string(end));
 	return cli_series_write("sweep", sw->root, sw->file, sw->results);
@@ -984,7 +984,7 @@ static json_t *spec_json(const struct sweep *sw, const struct cli_opts *o)
 		json_array_append_new(vars, json_string(sw->variants[v]));
 	for (int i = 0; i < sw->nx; i++)
 		json_array_append_new(x, json_real(sw->x[i]));
-	cli_utc_stamp(start, sizeof(start));
+	path_utc_stamp(start, sizeof(start));
 	return json_pack(
 	    "{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:i, "
 	    "s:o, s:[]}",
@@ -1007,10 +1007,10 @@ int cmd_sweep(int argc, char **argv, struct cli_opts *o)
 	if ((rc = parse_args(&sw, argc, argv, o)) >= 0)
 		return rc;
 	snprintf(parent, sizeof(parent), "%s/sweeps", sw.results);
-	cli_utc_stamp(stamp, sizeof(stamp));
+	path_utc_stamp(stamp, sizeof(stamp));
 	if ((mkdir(sw.results, 0755) < 0 && errno != EEXIST) ||
-	    cli_unique_dir(parent, stamp, sw.id, sizeof(sw.id), sw.dir,
-			   sizeof(sw.dir)) < 0) {
+	    path_mkdir_unique(parent, stamp, sw.id, sizeof(sw.id), sw.dir,
+			      sizeof(sw.dir)) < 0) {
 		fprintf(stderr,
 			"airlab sweep: cannot create a directory in "
 			"%s: %s\n",

@@ -11,8 +11,8 @@ json_t *outcome_summary_json(const struct suite_outcome *res)
 		return json_null();
 	return json_pack(
 	    "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
-	    "latency_median_ms", json_num(res->lat_median_ms),
-	    "latency_p90_ms", json_num(res->lat_p90_ms), "latency_p99_ms",
+	    "latency_median_ms", json_num(res->lat_median_ms), "latency_p90_ms",
+	    json_num(res->lat_p90_ms), "latency_p99_ms",
 	    json_num(res->lat_p99_ms), "up_mbps", json_num(res->up_mbps),
 	    "down_mbps", json_num(res->down_mbps), "up_jain",
 	    json_num(res->up_jain), "down_jain", json_num(res->down_jain),

@@ -2,8 +2,20 @@
 #ifndef AIRLAB_UTIL_PATH_H
 #define AIRLAB_UTIL_PATH_H
 
+#include <stddef.h>
+
 /* mkdir -p with mode 0755; -1 with errno (ENAMETOOLONG for a path longer
  * than PATH_MAX). */
 int path_mkdirs(const char *path);
+
+/* Creates parent (when absent) and a new directory parent/base in it, or
+ * parent/base-N when that exists (a result is never written over); id is
+ * its name. -1 with errno set. */
+int path_mkdir_unique(const char *parent, const char *base, char *id,
+		      size_t idlen, char *path, size_t plen);
+
+/* Now in UTC as 20261204T031500Z: run ids and report directories start
+ * with it, so they sort by time. */
+void path_utc_stamp(char *buf, size_t len);
 
 #endif
