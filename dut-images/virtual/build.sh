@@ -48,8 +48,10 @@ done
 # zstd unpacks fastest in the guest under TCG; gzip is the fallback.
 if command -v zstd >/dev/null; then
 	COMPRESS=(zstd -q -T0 -10)
+	DECOMPRESS=(zstd -q -dc)
 else
 	COMPRESS=(gzip -6)
+	DECOMPRESS=(gzip -dc)
 fi
 
 mkdir -p "$OUT" "$CACHE/debs" "$CACHE/unpacked"
@@ -445,7 +447,8 @@ build_series() {
 		cat "$WORK/hwsim-$series/.inputs"
 	} | sha256sum | cut -d' ' -f1)
 	if [ -f "$dst/.inputs" ] && [ "$(cat "$dst/.inputs")" = "$hash" ] &&
-		[ -s "$dst/vmlinuz" ] && [ -s "$dst/initrd.img" ] && [ -s "$dst/kernel.release" ]; then
+		[ -s "$dst/vmlinuz" ] && [ -s "$dst/initrd.img" ] && [ -s "$dst/kernel.release" ] &&
+		[ -s "$dst/initrd.cpio.gz" ]; then
 		say "$series up to date ($(cat "$dst/kernel.release"))"
 		return 0
 	fi
@@ -485,6 +488,15 @@ build_series() {
 	# zero padding between archives.
 	truncate -s %512 "$dst/initrd.img.tmp"
 	mv "$dst/initrd.img.tmp" "$dst/initrd.img"
+	# The same files as one gzip stream, for LAVA: its tmpfs deploy
+	# unpacks a gzip'd ramdisk to add its test overlay (zstd it does
+	# not take) and keeps only the first of concatenated archives, so
+	# `airlab lava submit` joins these and the cell's configuration
+	# into one archive (util/cpio.h).
+	"${DECOMPRESS[@]}" "$USERLAND_CPIO" "$WORK/modules-$series.cpio" |
+		gzip -6 >"$dst/initrd.cpio.gz.tmp" ||
+		die "packing $dst/initrd.cpio.gz failed"
+	mv "$dst/initrd.cpio.gz.tmp" "$dst/initrd.cpio.gz"
 	echo "$ver" >"$dst/kernel.release"
 	echo "$hash" >"$dst/.inputs"
 	say "$series: $dst (kernel $ver, initrd $(du -h "$dst/initrd.img" | cut -f1))"

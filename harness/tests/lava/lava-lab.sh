@@ -220,7 +220,7 @@ cmd_add_device() {
 	[ -r "$file" ] || die "cannot read $file"
 	install -D -m 0644 -o lavaserver -g lavaserver "$file" "$DEVDIR/$name.jinja2"
 	if manage devices list --all 2>/dev/null | grep -qw "$name"; then
-		manage devices update --worker "$WORKER" --health UNKNOWN "$name"
+		manage devices update --worker "$WORKER" --health GOOD "$name"
 		say "device $name updated"
 	else
 		manage devices add --device-type "$DEVTYPE" --worker "$WORKER" "$name"

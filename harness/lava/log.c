@@ -1,0 +1,254 @@
+#include "log.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A YAML double-quoted scalar starting after its opening quote; returns
+ * the malloc'd text and sets *end past the closing quote. Escapes airlab
+ * does not send (\u, \N, ...) become '?': base64 and markers are
+ * plain ASCII. */
+static char *unquote(const char *p, const char **end)
+{
+	char *out = malloc(strlen(p) + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	while (*p && *p != '"') {
+		if (*p != '\\') {
+			*o++ = *p++;
+			continue;
+		}
+		p++;
+		switch (*p) {
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
+		case 'r':
+			*o++ = '\r';
+			break;
+		case 'e':
+			*o++ = '\033';
+			break;
+		case '0':
+			*o++ = '\0';
+			break;
+		case '"':
+		case '\\':
+		case '/':
+			*o++ = *p;
+			break;
+		case 'x':
+			if (hexval(p[1]) >= 0 && hexval(p[2]) >= 0) {
+				*o++ = (char)(hexval(p[1]) * 16 + hexval(p[2]));
+				p += 2;
+			} else {
+				*o++ = '?';
+			}
+			break;
+		case 0:
+			p--;
+			break;
+		default:
+			*o++ = '?';
+		}
+		p++;
+	}
+	*o = 0;
+	*end = *p == '"' ? p + 1 : p;
+	return out;
+}
+
+int lava_log_target_lines(const char *log, char ***lines, size_t *n,
+			  struct al_err *err)
+{
+	size_t cap = 0;
+
+	*lines = NULL;
+	*n = 0;
+	for (const char *l = log; l && *l;) {
+		const char *eol = strchr(l, '\n');
+		const char *m = strstr(l, "\"lvl\": \"target\"");
+		const char *q = m ? strstr(m, "\"msg\": \"") : NULL;
+
+		if (q && (!eol || q < eol)) {
+			const char *end;
+			char *text = unquote(q + 8, &end);
+
+			if (!text)
+				goto oom;
+			if (*n == cap) {
+				char **more = realloc(*lines, (cap = cap ? cap * 2 : 256) *
+								  sizeof(char *));
+				if (!more) {
+					free(text);
+					goto oom;
+				}
+				*lines = more;
+			}
+			(*lines)[(*n)++] = text;
+		}
+		l = eol ? eol + 1 : NULL;
+	}
+	return 0;
+oom:
+	lava_log_lines_free(*lines, *n);
+	*lines = NULL;
+	*n = 0;
+	return al_errf(err, "LAVA log: out of memory");
+}
+
+void lava_log_lines_free(char **lines, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+}
+
+/* A console line without the carriage return a serial line ends in. */
+static size_t trimmed_len(const char *s)
+{
+	size_t len = strlen(s);
+
+	while (len > 0 && (s[len - 1] == '\r' || s[len - 1] == '\n' ||
+			   s[len - 1] == ' '))
+		len--;
+	return len;
+}
+
+const char *lava_log_info(char *const *lines, size_t n, const char *key)
+{
+	const char *found = NULL;
+	size_t klen = strlen(key);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *l = lines[i];
+
+		if (!strncmp(l, "AIRLAB-INFO ", 12) &&
+		    !strncmp(l + 12, key, klen) && l[12 + klen] == ' ') {
+			lines[i][trimmed_len(l)] = 0;
+			found = l + 13 + klen;
+		}
+	}
+	return found;
+}
+
+static int b64val(int c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+/* Appends one base64 line's bytes to out (at *len, room for them made by
+ * the caller); -1 on a character that is not base64. */
+static int b64_line(const char *s, size_t slen, unsigned char *out,
+		    size_t *len, unsigned *acc, int *bits)
+{
+	for (size_t i = 0; i < slen; i++) {
+		int v;
+
+		if (s[i] == '=')
+			break;
+		if ((v = b64val((unsigned char)s[i])) < 0)
+			return -1;
+		*acc = (*acc << 6) | (unsigned)v;
+		*bits += 6;
+		if (*bits >= 8) {
+			*bits -= 8;
+			out[(*len)++] = (unsigned char)(*acc >> *bits);
+		}
+	}
+	return 0;
+}
+
+int lava_log_file(char *const *lines, size_t n, const char *name,
+		  unsigned char **data, size_t *len, struct al_err *err)
+{
+	char begin[300], endm[300];
+	size_t i, want = 0, cap = 0, blen = strlen(name) + 19;
+	unsigned acc = 0;
+	int bits = 0;
+	unsigned char *out = NULL;
+
+	*data = NULL;
+	*len = 0;
+	snprintf(begin, sizeof(begin), "AIRLAB-FILE-BEGIN %s ", name);
+	snprintf(endm, sizeof(endm), "AIRLAB-FILE-END %s", name);
+	/* The last block of that name: a retried step sends it again. */
+	for (i = n; i-- > 0;)
+		if (!strncmp(lines[i], begin, blen))
+			break;
+	if (i == (size_t)-1)
+		return al_errf(err,
+			       "the job's log has no %s (no '%s' line): the "
+			       "run did not get that far",
+			       name, begin);
+	if (sscanf(lines[i] + blen, "%zu", &want) != 1)
+		return al_errf(err, "the job's log: '%s' has no size",
+			       lines[i]);
+	for (i++; i < n; i++) {
+		const char *l = lines[i];
+		size_t ll = trimmed_len(l);
+
+		if (ll == strlen(endm) && !strncmp(l, endm, ll))
+			break;
+		if (*len + ll + 4 > cap) {
+			unsigned char *more =
+			    realloc(out, cap = (*len + ll + 4) * 2);
+
+			if (!more) {
+				free(out);
+				return al_errf(err, "%s: out of memory", name);
+			}
+			out = more;
+		}
+		if (b64_line(l, ll, out, len, &acc, &bits) < 0) {
+			free(out);
+			return al_errf(err,
+				       "%s in the job's log: a line that is "
+				       "not base64 ('%.60s'): the console "
+				       "mixed something into it",
+				       name, l);
+		}
+	}
+	if (i == n) {
+		free(out);
+		return al_errf(err,
+			       "%s in the job's log: no '%s' line: the block "
+			       "is cut short",
+			       name, endm);
+	}
+	if (*len != want) {
+		free(out);
+		return al_errf(err,
+			       "%s in the job's log: %zu bytes, the job said "
+			       "%zu",
+			       name, *len, want);
+	}
+	*data = out ? out : malloc(1);
+	return 0;
+}

@@ -1,0 +1,28 @@
+/* A LAVA job log (GET /api/v0.2/jobs/ID/logs/): one YAML flow mapping a
+ * line, `- {"dt": ..., "lvl": ..., "msg": ...}`, the DUT's console lines
+ * at lvl "target". airlab's job prints what the host needs between
+ * marker lines: `AIRLAB-INFO KEY VALUE`, and files as base64 between
+ * `AIRLAB-FILE-BEGIN NAME SIZE` and `AIRLAB-FILE-END NAME`. */
+#ifndef AIRLAB_LAVA_LOG_H
+#define AIRLAB_LAVA_LOG_H
+
+#include <stddef.h>
+
+#include "../util/err.h"
+
+/* The console lines of the log, in order, each a malloc'd string (the
+ * YAML escapes undone); *n their count. */
+int lava_log_target_lines(const char *log, char ***lines, size_t *n,
+			  struct al_err *err);
+void lava_log_lines_free(char **lines, size_t n);
+
+/* The value of `AIRLAB-INFO key VALUE` (the last one), or NULL. */
+const char *lava_log_info(char *const *lines, size_t n, const char *key);
+
+/* The file `name` sent between markers: decoded, its size checked against
+ * the BEGIN line's. A missing, cut or garbled block is an error naming
+ * the file and what was wrong. */
+int lava_log_file(char *const *lines, size_t n, const char *name,
+		  unsigned char **data, size_t *len, struct al_err *err);
+
+#endif
