@@ -396,6 +396,8 @@ stage_userland() {
 	printf 'export PATH=/usr/sbin:/usr/bin\nexport PS1="\\h:\\w# "\n' >"$root/etc/profile"
 	cp "$HERE/init" "$root/init"
 	chmod 755 "$root/init"
+	cp "$HERE/airlab-lava-run" "$root/usr/bin/airlab-lava-run"
+	chmod 755 "$root/usr/bin/airlab-lava-run"
 	cp "$SSH_DIR/id_ed25519.pub" "$root/root/.ssh/authorized_keys"
 	chmod 600 "$root/root/.ssh/authorized_keys"
 	cp "$SSH_DIR/dropbear_ed25519_host_key" "$root/etc/dropbear/dropbear_ed25519_host_key"
@@ -419,7 +421,7 @@ inputs_hash() {
 	{
 		echo "series $series compress ${COMPRESS[*]}"
 		stat -c '%n %s %Y' "$deb" "$BB_DEB"
-		sha256sum "$HERE/build.sh" "$HERE/init" "$SSH_DIR/id_ed25519.pub" \
+		sha256sum "$HERE/build.sh" "$HERE/init" "$HERE/airlab-lava-run" "$SSH_DIR/id_ed25519.pub" \
 			"$SSH_DIR/dropbear_ed25519_host_key" "${HOST_FILES[@]}"
 		[ -n "$GUEST_TOOLS" ] && sha256sum $GUEST_TOOLS
 		[ -n "$LIB_LIST" ] && sha256sum $LIB_LIST

@@ -68,6 +68,14 @@ static const struct subcommand subcommands[] = {
      "[--out RESULTS]",
      "git bisect run over a repo that builds the DUT's stack variant: "
      "the first commit that made M worse"},
+    {"lava", cmd_lava,
+     "export [--apply] [--worker W] [--out DIR] | submit PLAN.yaml "
+     "--server URL --token-file FILE [--wait] [--timeout S] "
+     "[--artifacts DIR] [--artifact-url URL] [--device-type T] "
+     "[--assoc-wait S] [--out RESULTS] | results JOB... --server URL "
+     "--token-file FILE [--out RESULTS]",
+     "labs as LAVA devices, plans as LAVA jobs, finished jobs stored as "
+     "runs"},
     {"bisect-step", cmd_bisect_step, "DIR",
      "one step of a bisect (what git bisect run calls)"},
 };
@@ -232,6 +240,26 @@ int cli_series_write(const char *cmd, json_t *root, const char *file,
 			cmd, err.msg, file);
 	store_close(s);
 	return 0;
+}
+
+void cli_git_commit(const char *root, char *out, size_t len)
+{
+	char cmd[8400];
+	FILE *p;
+
+	snprintf(out, len, "unknown");
+	snprintf(cmd, sizeof(cmd),
+		 "git -C '%s' rev-parse HEAD 2>/dev/null && "
+		 "git -C '%s' diff --quiet HEAD 2>/dev/null || echo dirty",
+		 root, root);
+	p = popen(cmd, "r");
+	if (!p)
+		return;
+	if (fgets(out, (int)len, p))
+		out[strcspn(out, "\n")] = 0;
+	if (fgetc(p) == 'd' && strlen(out) + 7 < len)
+		strcat(out, "-dirty");
+	pclose(p);
 }
 
 int cli_fail(const struct al_err *err)

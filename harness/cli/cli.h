@@ -40,6 +40,8 @@ int cli_dut_observe(struct dut *d, const struct lab *lab, const char *name);
 int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 		struct cell_state *st);
 double cli_mono_s(void);
+/* The airlab tree's git commit (with "-dirty"), or "unknown". */
+void cli_git_commit(const char *root, char *out, size_t len);
 /* Parses a whole number of seconds >= min for option opt of command cmd;
  * prints the error and returns -1 when it is not one. */
 int cli_seconds_arg(const char *cmd, const char *opt, const char *v, int min,
@@ -118,5 +120,6 @@ int cmd_medium(int argc, char **argv, struct cli_opts *o);
 int cmd_sweep(int argc, char **argv, struct cli_opts *o);
 int cmd_bisect(int argc, char **argv, struct cli_opts *o);
 int cmd_bisect_step(int argc, char **argv, struct cli_opts *o);
+int cmd_lava(int argc, char **argv, struct cli_opts *o);
 
 #endif

@@ -129,26 +129,6 @@ static void dut_line(struct dut *d, const char *cmd, char *out, size_t len)
 	free(text);
 }
 
-static void git_commit(const char *root, char *out, size_t len)
-{
-	char cmd[8400];
-	FILE *p;
-
-	snprintf(out, len, "unknown");
-	snprintf(cmd, sizeof(cmd),
-		 "git -C '%s' rev-parse HEAD 2>/dev/null && "
-		 "git -C '%s' diff --quiet HEAD 2>/dev/null || echo dirty",
-		 root, root);
-	p = popen(cmd, "r");
-	if (!p)
-		return;
-	if (fgets(out, (int)len, p))
-		out[strcspn(out, "\n")] = 0;
-	if (fgetc(p) == 'd' && strlen(out) + 7 < len)
-		strcat(out, "-dirty");
-	pclose(p);
-}
-
 /* Per-station airtime of one source over the run, or why there is none. */
 struct run_airtime {
 	const char *source; /* "medium", "nl80211" */
@@ -611,7 +591,7 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 			 sizeof(rec.hostapd));
 	dut_line(&d, "wpa_supplicant -v | grep -m1 wpa_supplicant", rec.wpa,
 		 sizeof(rec.wpa));
-	git_commit(o->root, rec.commit, sizeof(rec.commit));
+	cli_git_commit(o->root, rec.commit, sizeof(rec.commit));
 	fprintf(stderr, "run %s: %s for %.0f s on %d stations\n", id, s->name,
 		plan.total_s, c.topo.nstations);
 

@@ -1,0 +1,232 @@
+/* airlab lava export|submit|results: labs as LAVA devices, plans as LAVA
+ * jobs, finished jobs stored like local runs (harness/lava/). */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lab/plan.h"
+#include "../lava/export.h"
+#include "../lava/results.h"
+#include "../lava/submit.h"
+
+#define MAX_IDS 64
+
+static int server_from(const char *cmd, const char *url, const char *token,
+		       struct lava_server *s)
+{
+	struct al_err err;
+
+	if (!url || !token) {
+		fprintf(stderr,
+			"airlab lava %s: give --server URL and --token-file "
+			"FILE\n",
+			cmd);
+		return 2;
+	}
+	if (lava_server_init(s, url, token, &err) < 0) {
+		fprintf(stderr, "airlab lava %s: %s\n", cmd, err.msg);
+		return 2;
+	}
+	return 0;
+}
+
+/* Stores each finished job; prints one line a job. 0 when every run is
+ * complete, 3 when the worst is partial, 1 otherwise. */
+static int store_jobs(const struct lava_server *s, const long *ids, size_t n,
+		      const char *results, const char *root)
+{
+	char commit[64];
+	int worst = 0;
+
+	cli_git_commit(root, commit, sizeof(commit));
+	for (size_t i = 0; i < n; i++) {
+		struct lava_stored st;
+		struct lava_job j;
+		struct al_err err;
+
+		if (lava_job_get(s, ids[i], &j, &err) < 0 ||
+		    lava_job_store(s, &j, results, commit, &st, &err) < 0) {
+			fprintf(stderr, "airlab lava results: %s\n", err.msg);
+			worst = 1;
+			continue;
+		}
+		if (st.already)
+			printf("job %ld: already stored as %s\n", ids[i],
+			       st.run_id);
+		else
+			printf("job %ld: %s on %s %s, run %s in %s%s%s\n",
+			       ids[i], j.suite, j.variant, st.status, st.run_id,
+			       st.dir, st.reasons[0] ? ": " : "", st.reasons);
+		if (!st.already && strcmp(st.status, "complete") != 0) {
+			if (strcmp(st.status, "partial") == 0 && worst == 0)
+				worst = 3;
+			else if (strcmp(st.status, "partial") != 0)
+				worst = 1;
+		}
+	}
+	return worst;
+}
+
+static int lava_export(int argc, char **argv, struct cli_opts *o)
+{
+	const char *out = NULL, *worker = NULL;
+	bool apply = false;
+	const struct cli_flag flags[] = {{"--out", &out, NULL},
+					 {"--worker", &worker, NULL},
+					 {"--apply", NULL, &apply},
+					 {NULL}};
+	char bin[4200];
+	char buf[4200];
+	struct al_err err;
+	struct lab lab;
+	int rc = cli_parse("lava", argc, argv, o, flags, NULL, 0);
+
+	if (rc >= 0)
+		return rc;
+	if (lab_load(&lab, o->lab, &err) < 0) {
+		fprintf(stderr, "airlab lava export: %s\n", err.msg);
+		return 2;
+	}
+	if (!out) {
+		snprintf(buf, sizeof(buf), "%s/results/lava/%s", o->root,
+			 lab.name);
+		out = buf;
+	}
+	/* LAVA runs airlab as this very binary. */
+	snprintf(bin, sizeof(bin), "%s/build/airlab", o->root);
+	rc = lava_export_lab(&lab, bin, out, worker ? worker : "worker1",
+			     apply, &err);
+	lab_free(&lab);
+	if (rc < 0) {
+		fprintf(stderr, "airlab lava export: %s\n", err.msg);
+		return 1;
+	}
+	return 0;
+}
+
+static int lava_submit(int argc, char **argv, struct cli_opts *o)
+{
+	const char *pos[1] = {NULL}, *url = NULL, *token = NULL, *out = NULL;
+	const char *artifacts = NULL, *artifact_url = NULL, *dtype = NULL;
+	const char *timeout = NULL, *assoc = NULL;
+	bool wait = false;
+	const struct cli_flag flags[] = {{"--server", &url, NULL},
+					 {"--token-file", &token, NULL},
+					 {"--wait", NULL, &wait},
+					 {"--timeout", &timeout, NULL},
+					 {"--artifacts", &artifacts, NULL},
+					 {"--artifact-url", &artifact_url, NULL},
+					 {"--device-type", &dtype, NULL},
+					 {"--assoc-wait", &assoc, NULL},
+					 {"--out", &out, NULL},
+					 {NULL}};
+	static struct lava_submitted jobs[LAVA_MAX_JOBS];
+	static struct plan p;
+	long ids[LAVA_MAX_JOBS];
+	char rbuf[4200], abuf[4400];
+	struct lava_submit_opts so = {0};
+	struct lava_server s;
+	struct al_err err;
+	int timeout_s = 3600, assoc_s = 120;
+	size_t n = 0;
+	const char *results;
+	int rc = cli_parse("lava", argc, argv, o, flags, pos, 1);
+
+	if (rc >= 0)
+		return rc;
+	if (!pos[0]) {
+		cli_usage(stderr, "lava");
+		return 2;
+	}
+	if ((timeout && cli_seconds_arg("lava submit", "--timeout", timeout, 1,
+					&timeout_s) < 0) ||
+	    (assoc && cli_seconds_arg("lava submit", "--assoc-wait", assoc, 1,
+				      &assoc_s) < 0))
+		return 2;
+	if ((rc = server_from("submit", url, token, &s)) != 0)
+		return rc;
+	if (plan_load(&p, pos[0], &err) < 0) {
+		fprintf(stderr, "airlab lava submit: %s\n", err.msg);
+		return 2;
+	}
+	results = cli_results_dir(o, out, rbuf, sizeof(rbuf));
+	if (!artifacts) {
+		snprintf(abuf, sizeof(abuf), "%s/lava/images", results);
+		artifacts = abuf;
+	}
+	so.device_type = dtype;
+	so.variant_dir = o->variant_dir[0] ? o->variant_dir : NULL;
+	so.artifacts = artifacts;
+	so.url_base = artifact_url;
+	so.wait_s = assoc_s;
+	if (lava_submit_plan(&s, &p, &so, jobs, LAVA_MAX_JOBS, &n, &err) < 0) {
+		fprintf(stderr, "airlab lava submit: %s\n", err.msg);
+		return n ? 1 : 2;
+	}
+	if (!wait)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		ids[i] = jobs[i].id;
+	if (lava_wait(&s, ids, n, timeout_s, &err) < 0) {
+		fprintf(stderr, "airlab lava submit: %s\n", err.msg);
+		return 1;
+	}
+	return store_jobs(&s, ids, n, results, o->root);
+}
+
+static int lava_results(int argc, char **argv, struct cli_opts *o)
+{
+	const char *pos[MAX_IDS] = {NULL}, *url = NULL, *token = NULL;
+	const char *out = NULL;
+	const struct cli_flag flags[] = {{"--server", &url, NULL},
+					 {"--token-file", &token, NULL},
+					 {"--out", &out, NULL},
+					 {NULL}};
+	long ids[MAX_IDS];
+	char rbuf[4200];
+	struct lava_server s;
+	size_t n = 0;
+	int rc = cli_parse("lava", argc, argv, o, flags, pos, MAX_IDS);
+
+	if (rc >= 0)
+		return rc;
+	for (; n < MAX_IDS && pos[n]; n++) {
+		char *end;
+
+		ids[n] = strtol(pos[n], &end, 10);
+		if (end == pos[n] || *end || ids[n] <= 0) {
+			fprintf(stderr,
+				"airlab lava results: '%s' is not a LAVA job "
+				"id\n",
+				pos[n]);
+			return 2;
+		}
+	}
+	if (!n) {
+		cli_usage(stderr, "lava");
+		return 2;
+	}
+	if ((rc = server_from("results", url, token, &s)) != 0)
+		return rc;
+	return store_jobs(&s, ids, n, cli_results_dir(o, out, rbuf, sizeof(rbuf)),
+			  o->root);
+}
+
+int cmd_lava(int argc, char **argv, struct cli_opts *o)
+{
+	if (argc < 2 || cli_is_help(argv[1])) {
+		cli_usage(argc < 2 ? stderr : stdout, "lava");
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "export"))
+		return lava_export(argc - 1, argv + 1, o);
+	if (!strcmp(argv[1], "submit"))
+		return lava_submit(argc - 1, argv + 1, o);
+	if (!strcmp(argv[1], "results"))
+		return lava_results(argc - 1, argv + 1, o);
+	fprintf(stderr,
+		"airlab lava: unknown action '%s' (export, submit, results)\n",
+		argv[1]);
+	return 2;
+}
