@@ -44,7 +44,7 @@ MEDIUM_SRC := $(wildcard harness/medium/daemon/*.c harness/medium/*.c) \
 DEPS_STAMP := $(B)/.deps-installed
 IMAGE_DIR := $(B)/dut-image
 
-.PHONY: all deps image run check check-unit check-integration check-long \
+.PHONY: all deps image run check check-lava check-unit check-integration check-long \
 	bench clean format lint fuzz
 
 all: $(B)/airlab $(GUEST_BIN) $(MEDIUM_BIN) $(AGENT_BIN) $(B)/airlab-suite-local \
@@ -148,6 +148,12 @@ run: deps
 check: deps
 	$(MAKE) all image $(TESTS) $(TESTS_ASAN)
 	harness/tests/run-all.sh
+
+# A real LAVA server and worker (installed from Debian when missing),
+# started and stopped by the test: airlab lava export/submit/results.
+check-lava: deps
+	$(MAKE) all image
+	harness/tests/it_lava.sh
 
 check-unit: all $(TESTS) $(TESTS_ASAN)
 	harness/tests/run-all.sh --unit-only

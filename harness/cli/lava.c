@@ -52,13 +52,13 @@ static int store_jobs(const struct lava_server *s, const long *ids, size_t n,
 			continue;
 		}
 		if (st.already)
-			printf("job %ld: already stored as %s\n", ids[i],
-			       st.run_id);
+			printf("job %ld: already stored as %s (%s)\n", ids[i],
+			       st.run_id, st.status);
 		else
 			printf("job %ld: %s on %s %s, run %s in %s%s%s\n",
 			       ids[i], j.suite, j.variant, st.status, st.run_id,
 			       st.dir, st.reasons[0] ? ": " : "", st.reasons);
-		if (!st.already && strcmp(st.status, "complete") != 0) {
+		if (strcmp(st.status, "complete") != 0) {
 			if (strcmp(st.status, "partial") == 0 && worst == 0)
 				worst = 3;
 			else if (strcmp(st.status, "partial") != 0)
@@ -95,8 +95,8 @@ static int lava_export(int argc, char **argv, struct cli_opts *o)
 	}
 	/* LAVA runs airlab as this very binary. */
 	snprintf(bin, sizeof(bin), "%s/build/airlab", o->root);
-	rc = lava_export_lab(&lab, bin, out, worker ? worker : "worker1",
-			     apply, &err);
+	rc = lava_export_lab(&lab, bin, out, worker ? worker : "worker1", apply,
+			     &err);
 	lab_free(&lab);
 	if (rc < 0) {
 		fprintf(stderr, "airlab lava export: %s\n", err.msg);
@@ -111,16 +111,17 @@ static int lava_submit(int argc, char **argv, struct cli_opts *o)
 	const char *artifacts = NULL, *artifact_url = NULL, *dtype = NULL;
 	const char *timeout = NULL, *assoc = NULL;
 	bool wait = false;
-	const struct cli_flag flags[] = {{"--server", &url, NULL},
-					 {"--token-file", &token, NULL},
-					 {"--wait", NULL, &wait},
-					 {"--timeout", &timeout, NULL},
-					 {"--artifacts", &artifacts, NULL},
-					 {"--artifact-url", &artifact_url, NULL},
-					 {"--device-type", &dtype, NULL},
-					 {"--assoc-wait", &assoc, NULL},
-					 {"--out", &out, NULL},
-					 {NULL}};
+	const struct cli_flag flags[] = {
+	    {"--server", &url, NULL},
+	    {"--token-file", &token, NULL},
+	    {"--wait", NULL, &wait},
+	    {"--timeout", &timeout, NULL},
+	    {"--artifacts", &artifacts, NULL},
+	    {"--artifact-url", &artifact_url, NULL},
+	    {"--device-type", &dtype, NULL},
+	    {"--assoc-wait", &assoc, NULL},
+	    {"--out", &out, NULL},
+	    {NULL}};
 	static struct lava_submitted jobs[LAVA_MAX_JOBS];
 	static struct plan p;
 	long ids[LAVA_MAX_JOBS];
@@ -209,8 +210,8 @@ static int lava_results(int argc, char **argv, struct cli_opts *o)
 	}
 	if ((rc = server_from("results", url, token, &s)) != 0)
 		return rc;
-	return store_jobs(&s, ids, n, cli_results_dir(o, out, rbuf, sizeof(rbuf)),
-			  o->root);
+	return store_jobs(&s, ids, n,
+			  cli_results_dir(o, out, rbuf, sizeof(rbuf)), o->root);
 }
 
 int cmd_lava(int argc, char **argv, struct cli_opts *o)

@@ -53,8 +53,8 @@ static int write_text(const char *path, const char *text, struct al_err *err)
 /* An airlab command line for the device dictionary, quoted for the shell
  * LAVA runs it with, inside a Jinja double-quoted string. */
 static int airlab_cmd(char *out, size_t len, const char *bin,
-		      const char *lab_path, const char *verb,
-		      const char *host, struct al_err *err)
+		      const char *lab_path, const char *verb, const char *host,
+		      struct al_err *err)
 {
 	size_t off = 0;
 
@@ -85,8 +85,8 @@ static int device_dict(const struct lab *lab, const struct lab_host *h,
 	if (*qemu) {
 		if (lab_param_long(lab, who, &h->power, "memory_mb", 1024, 256,
 				   65536, &mem, err) < 0 ||
-		    lab_param_long(lab, who, &h->power, "cpus", 2, 1, 64,
-				   &cpus, err) < 0)
+		    lab_param_long(lab, who, &h->power, "cpus", 2, 1, 64, &cpus,
+				   err) < 0)
 			return -1;
 		/* KVM does not boot stock kernels on these hosts: TCG. */
 		snprintf(text, len,
@@ -193,7 +193,8 @@ int lava_export_lab(const struct lab *lab, const char *airlab_bin,
 			return -1;
 	}
 	if (!ndev)
-		return al_errf(err, "%s: no host with a power: binding (no DUT)",
+		return al_errf(err,
+			       "%s: no host with a power: binding (no DUT)",
 			       lab->path);
 	if (bench) {
 		snprintf(dir, sizeof(dir), "%s/device-types", out_dir);

@@ -34,9 +34,12 @@ char *lava_job_yaml(const struct lava_job_spec *j, struct al_err *err)
 {
 	const struct {
 		const char *what, *v;
-	} names[] = {{"device type", j->device_type}, {"suite", j->suite},
-		     {"variant", j->variant},	      {"plan", j->plan},
-		     {"lab", j->lab},		      {"topology", j->topology}};
+	} names[] = {{"device type", j->device_type},
+		     {"suite", j->suite},
+		     {"variant", j->variant},
+		     {"plan", j->plan},
+		     {"lab", j->lab},
+		     {"topology", j->topology}};
 	int test_min = (int)((j->wait_s + 2 * j->length_s + 59) / 60) + 3;
 	char *out = NULL;
 	size_t len = 0;
@@ -56,8 +59,9 @@ char *lava_job_yaml(const struct lava_job_spec *j, struct al_err *err)
 		return NULL;
 	}
 	if (!(j->length_s > 0) || j->wait_s <= 0) {
-		al_errf(err, "LAVA job: length %.1f s and wait %d s must be "
-			     "positive",
+		al_errf(err,
+			"LAVA job: length %.1f s and wait %d s must be "
+			"positive",
 			j->length_s, j->wait_s);
 		return NULL;
 	}

@@ -93,8 +93,9 @@ int lava_log_target_lines(const char *log, char ***lines, size_t *n,
 			if (!text)
 				goto oom;
 			if (*n == cap) {
-				char **more = realloc(*lines, (cap = cap ? cap * 2 : 256) *
-								  sizeof(char *));
+				char **more = realloc(
+				    *lines, (cap = cap ? cap * 2 : 256) *
+						sizeof(char *));
 				if (!more) {
 					free(text);
 					goto oom;
@@ -125,8 +126,8 @@ static size_t trimmed_len(const char *s)
 {
 	size_t len = strlen(s);
 
-	while (len > 0 && (s[len - 1] == '\r' || s[len - 1] == '\n' ||
-			   s[len - 1] == ' '))
+	while (len > 0 &&
+	       (s[len - 1] == '\r' || s[len - 1] == '\n' || s[len - 1] == ' '))
 		len--;
 	return len;
 }
@@ -165,8 +166,8 @@ static int b64val(int c)
 
 /* Appends one base64 line's bytes to out (at *len, room for them made by
  * the caller); -1 on a character that is not base64. */
-static int b64_line(const char *s, size_t slen, unsigned char *out,
-		    size_t *len, unsigned *acc, int *bits)
+static int b64_line(const char *s, size_t slen, unsigned char *out, size_t *len,
+		    unsigned *acc, int *bits)
 {
 	for (size_t i = 0; i < slen; i++) {
 		int v;

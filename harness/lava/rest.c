@@ -121,7 +121,8 @@ static int request(const struct lava_server *s, const char *path,
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, buf_write);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)LAVA_CONNECT_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT,
+			 (long)LAVA_CONNECT_TIMEOUT_S);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)LAVA_TIMEOUT_S);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	if (post)
@@ -163,8 +164,8 @@ int lava_get(const struct lava_server *s, const char *path, char **body,
 	return request(s, path, NULL, body, err);
 }
 
-static json_t *parse(const struct lava_server *s, const char *path,
-		     char *body, struct al_err *err)
+static json_t *parse(const struct lava_server *s, const char *path, char *body,
+		     struct al_err *err)
 {
 	json_error_t je;
 	json_t *j = json_loads(body, 0, &je);
@@ -199,4 +200,23 @@ json_t *lava_post_json(const struct lava_server *s, const char *path,
 	rc = request(s, path, text, &reply, err);
 	free(text);
 	return rc < 0 ? NULL : parse(s, path, reply, err);
+}
+
+int lava_whoami(const struct lava_server *s, char *user, size_t len,
+		struct al_err *err)
+{
+	json_t *o = lava_get_json(s, "/api/v0.2/system/whoami/", err);
+	json_t *u = o ? json_object_get(o, "user") : NULL;
+
+	if (!o)
+		return -1;
+	snprintf(user, len, "%s",
+		 json_is_string(u) ? json_string_value(u) : "");
+	json_decref(o);
+	if (!user[0])
+		return al_errf(err,
+			       "LAVA server %s does not know the token's user "
+			       "(whoami answered anonymous)",
+			       s->url);
+	return 0;
 }

@@ -28,8 +28,14 @@ json_t *lava_get_json(const struct lava_server *s, const char *path,
 json_t *lava_post_json(const struct lava_server *s, const char *path,
 		       json_t *body, struct al_err *err);
 
+/* Who the token is (GET system/whoami): the first thing a command that
+ * will change the server asks, before it prepares anything. An unknown
+ * token, an anonymous answer or a server that does not answer is an
+ * error naming the server. */
+int lava_whoami(const struct lava_server *s, char *user, size_t len,
+		struct al_err *err);
+
 /* The job's page on the server, for records and messages. */
-void lava_job_url(const struct lava_server *s, long id, char *out,
-		  size_t len);
+void lava_job_url(const struct lava_server *s, long id, char *out, size_t len);
 
 #endif

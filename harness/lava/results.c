@@ -89,8 +89,9 @@ int lava_job_get(const struct lava_server *s, long id, struct lava_job *j,
 	copy_str(j->end_time, sizeof(j->end_time), o, "end_time");
 	copy_str(j->failure, sizeof(j->failure), o, "failure_comment");
 	if (json_is_integer(json_object_get(o, "actual_device")))
-		snprintf(j->device, sizeof(j->device), "%lld",
-			 json_integer_value(json_object_get(o, "actual_device")));
+		snprintf(
+		    j->device, sizeof(j->device), "%lld",
+		    json_integer_value(json_object_get(o, "actual_device")));
 	else
 		copy_str(j->device, sizeof(j->device), o, "actual_device");
 	def = json_object_get(o, "definition");
@@ -205,32 +206,34 @@ static void add_reason(char *buf, size_t len, const char *fmt, const char *a)
 static void judge(const struct lava_job *j, json_t *record, json_t *cases,
 		  const char *why_no_record, struct lava_stored *out)
 {
-	const char *rs = record ? json_string_value(json_object_get(
-				      record, "status"))
-				: NULL;
-	const char *rr = record ? json_string_value(json_object_get(
-				      record, "reasons"))
-				: NULL;
+	const char *rs =
+	    record ? json_string_value(json_object_get(record, "status"))
+		   : NULL;
+	const char *rr =
+	    record ? json_string_value(json_object_get(record, "reasons"))
+		   : NULL;
 	char failed[512] = "";
 	size_t i;
 	json_t *c;
 
-	snprintf(out->status, sizeof(out->status), "%s",
-		 rs ? rs : "failed");
+	snprintf(out->status, sizeof(out->status), "%s", rs ? rs : "failed");
 	snprintf(out->reasons, sizeof(out->reasons), "%s", rr ? rr : "");
 	json_array_foreach(cases, i, c)
 	{
-		const char *res = json_string_value(json_object_get(c, "result"));
+		const char *res =
+		    json_string_value(json_object_get(c, "result"));
 
 		if (res && strcmp(res, "fail") == 0)
-			add_reason(failed, sizeof(failed), "%s",
-				   json_string_value(json_object_get(c, "name")));
+			add_reason(
+			    failed, sizeof(failed), "%s",
+			    json_string_value(json_object_get(c, "name")));
 	}
 	if (strcmp(j->health, "Complete") != 0) {
 		char why[700];
 
 		snprintf(why, sizeof(why), "LAVA job %ld %s: %s", j->id,
-			 j->health, j->failure[0] ? j->failure : "no reason given");
+			 j->health,
+			 j->failure[0] ? j->failure : "no reason given");
 		/* No record: the lab failed before the suite ran. */
 		snprintf(out->status, sizeof(out->status), "%s",
 			 record ? "failed" : "lab-failed");
@@ -255,9 +258,8 @@ static json_t *run_json(const struct lava_server *s, const struct lava_job *j,
 	char url[1200];
 	const char *info;
 	json_t *root = json_object();
-	static const char *const keep[] = {"summary", "flows",
-					   "station_goodput", "step_s",
-					   "flent_file"};
+	static const char *const keep[] = {
+	    "summary", "flows", "station_goodput", "step_s", "flent_file"};
 
 	lava_job_url(s, j->id, url, sizeof(url));
 	json_object_set_new(root, "id", json_string(st->run_id));
@@ -288,11 +290,10 @@ static json_t *run_json(const struct lava_server *s, const struct lava_job *j,
 	if (!record)
 		json_object_set_new(root, "summary", json_null());
 	/* The host cannot read the medium or nl80211 around a LAVA job. */
-	json_object_set_new(
-	    root, "airtime",
-	    json_pack("{s:{s:s}, s:{s:s}}", "medium", "error",
-		      "not read in a LAVA job", "nl80211", "error",
-		      "not read in a LAVA job"));
+	json_object_set_new(root, "airtime",
+			    json_pack("{s:{s:s}, s:{s:s}}", "medium", "error",
+				      "not read in a LAVA job", "nl80211",
+				      "error", "not read in a LAVA job"));
 	json_object_set_new(
 	    root, "lava",
 	    json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:O}", "server",
@@ -324,11 +325,18 @@ int lava_job_store(const struct lava_server *s, const struct lava_job *j,
 		 sizeof(stamp));
 	snprintf(out->run_id, sizeof(out->run_id), "%s-%s-%s-lava%ld", stamp,
 		 j->suite, j->variant, j->id);
-	snprintf(out->dir, sizeof(out->dir), "%s/%s", results_dir,
-		 out->run_id);
+	snprintf(out->dir, sizeof(out->dir), "%s/%s", results_dir, out->run_id);
 	snprintf(path, sizeof(path), "%s/run.json", out->dir);
 	if (stat(path, &st) == 0) {
+		json_t *old = json_load_file(path, 0, NULL);
+
+		/* What was stored stands; its verdict is told again. */
 		out->already = true;
+		snprintf(out->status, sizeof(out->status), "%s",
+			 old && json_is_string(json_object_get(old, "status"))
+			     ? json_string_value(json_object_get(old, "status"))
+			     : "unreadable");
+		json_decref(old);
 		return 0;
 	}
 	if (path_mkdirs(out->dir) < 0)

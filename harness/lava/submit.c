@@ -69,12 +69,11 @@ static int build_ramdisk(const char *base, const char *dst, const char *conf,
 	cpio_begin_gz(&w, out, tmp);
 	rc = cpio_copy_entries(&w, in, base, err);
 	gzclose(in);
-	if (rc == 0 &&
-	    (cpio_add_dir(&w, "etc", 0755, err) < 0 ||
-	     cpio_add_dir(&w, "etc/airlab", 0755, err) < 0 ||
-	     cpio_add_file(&w, "etc/airlab/cell.conf", 0644, conf,
-			   strlen(conf), err) < 0 ||
-	     cpio_finish(&w, err) < 0))
+	if (rc == 0 && (cpio_add_dir(&w, "etc", 0755, err) < 0 ||
+			cpio_add_dir(&w, "etc/airlab", 0755, err) < 0 ||
+			cpio_add_file(&w, "etc/airlab/cell.conf", 0644, conf,
+				      strlen(conf), err) < 0 ||
+			cpio_finish(&w, err) < 0))
 		rc = -1;
 	if (gzclose(out) != Z_OK && rc == 0)
 		rc = al_errf(err, "%s: write error", tmp);
@@ -136,8 +135,9 @@ int lava_submit_plan(const struct lava_server *s, const struct plan *p,
 {
 	struct variant_urls *urls = calloc((size_t)p->nvariants, sizeof(*urls));
 	struct cell *c = calloc(1, sizeof(*c));
-	size_t total = (size_t)p->nvariants * (size_t)p->nsuites *
-		       (size_t)p->repeat;
+	size_t total =
+	    (size_t)p->nvariants * (size_t)p->nsuites * (size_t)p->repeat;
+	char user[128];
 	int rc = -1;
 
 	*n = 0;
@@ -149,6 +149,9 @@ int lava_submit_plan(const struct lava_server *s, const struct plan *p,
 		al_errf(err, "%s: %zu jobs, at most %zu", p->path, total, max);
 		goto out;
 	}
+	/* The server and the token before any image is made. */
+	if (lava_whoami(s, user, sizeof(user), err) < 0)
+		goto out;
 	/* Every variant's cell and images first: a bad one submits
 	 * nothing. */
 	for (int v = 0; v < p->nvariants; v++) {
@@ -225,8 +228,7 @@ int lava_submit_plan(const struct lava_server *s, const struct plan *p,
 	rc = 0;
 out:
 	if (rc < 0 && *n > 0)
-		al_err_prefix(err,
-			      "%zu job%s went in before this and will run",
+		al_err_prefix(err, "%zu job%s went in before this and will run",
 			      *n, *n > 1 ? "s" : "");
 	free(urls);
 	free(c);
@@ -236,7 +238,7 @@ out:
 int lava_wait(const struct lava_server *s, const long *ids, size_t n,
 	      int timeout_s, struct al_err *err)
 {
-	char (*last)[32] = calloc(n ? n : 1, sizeof(*last));
+	char(*last)[32] = calloc(n ? n : 1, sizeof(*last));
 	time_t t0 = time(NULL);
 	size_t done = 0;
 
@@ -252,8 +254,8 @@ int lava_wait(const struct lava_server *s, const long *ids, size_t n,
 				return -1;
 			}
 			if (strcmp(last[i], j.state) != 0) {
-				fprintf(stderr, "lava: job %ld %s%s%s\n", ids[i],
-					j.state,
+				fprintf(stderr, "lava: job %ld %s%s%s\n",
+					ids[i], j.state,
 					lava_job_finished(&j) ? ", " : "",
 					lava_job_finished(&j) ? j.health : "");
 				snprintf(last[i], sizeof(last[i]), "%s",

@@ -126,8 +126,8 @@ static int read_in(gzFile in, const char *what, void *buf, size_t len,
 			return al_errf(err, "cpio %s: %s", what,
 				       n == 0 ? "ends inside an entry (cut "
 						"short?)"
-					      : zerr == Z_ERRNO ? strerror(errno)
-								: m);
+				       : zerr == Z_ERRNO ? strerror(errno)
+							 : m);
 		}
 		if (buf)
 			buf = (char *)buf + n;
@@ -205,7 +205,8 @@ int cpio_copy_entries(struct cpio_writer *w, gzFile in, const char *in_what,
 			left -= (uint32_t)n;
 		}
 		pad = (4 - (size & 3)) & 3;
-		if (read_in(in, in_what, NULL, pad, err) < 0 || pad4(w, err) < 0)
+		if (read_in(in, in_what, NULL, pad, err) < 0 ||
+		    pad4(w, err) < 0)
 			return -1;
 		at += size + pad;
 	}

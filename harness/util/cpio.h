@@ -14,7 +14,7 @@
 
 struct cpio_writer {
 	int fd;
-	gzFile gz; /* when set, the archive goes through gzip to it */
+	gzFile gz;	  /* when set, the archive goes through gzip to it */
 	const char *what; /* names the output in errors, e.g. its path */
 	uint32_t next_ino;
 	uint64_t written; /* bytes written by this writer */
