@@ -108,7 +108,7 @@ void cpio_begin_gz(struct cpio_writer *w, gzFile gz, const char *what)
 static int read_in(gzFile in, const char *what, void *buf, size_t len,
 		   struct al_err *err)
 {
-	char scratch[4096];
+	char scratch[4096] = {0};
 
 	while (len) {
 		size_t want = len;
