@@ -153,7 +153,7 @@ check: deps
 # started and stopped by the test: airlab lava export/submit/results.
 check-lava: deps
 	$(MAKE) all image
-	harness/tests/it_lava.sh
+	harness/tests/lava/it_lava.sh
 
 check-unit: all $(TESTS) $(TESTS_ASAN)
 	harness/tests/run-all.sh --unit-only

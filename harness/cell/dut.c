@@ -295,7 +295,7 @@ static int wait_boot_marker(struct dut *d, struct al_err *err)
 		if (console_expect(&s, eol, 1, 2000, &rest) < 0)
 			s.before[0] = 0;
 		s.before[strcspn(s.before, "\r\n")] = 0;
-		snprintf(d->boot_panic, sizeof(d->boot_panic), "%s%s",
+		snprintf(d->boot_panic, sizeof(d->boot_panic), "%s%.200s",
 			 DUT_PANIC_MARKER, s.before);
 		d->boot_panicked = true;
 		rc = al_errf(err,

@@ -7,7 +7,7 @@
 # then the bad cases: a wrong token, a server that is down, a job that
 # cannot boot, a failing test case inside a Complete job.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 LAB_SH=$ROOT/harness/tests/lava/lava-lab.sh
 work=$(mktemp -d /tmp/airlab-it-lava.XXXXXX)
