@@ -69,11 +69,12 @@ static const struct subcommand subcommands[] = {
      "git bisect run over a repo that builds the DUT's stack variant: "
      "the first commit that made M worse"},
     {"lava", cmd_lava,
-     "export [--apply] [--worker W] [--out DIR] | submit PLAN.yaml "
+     "export [--bench] [--plan PLAN] [--apply] [--worker W] [--out DIR] "
+     "| submit PLAN.yaml "
      "--server URL --token-file FILE [--wait] [--timeout S] "
      "[--artifacts DIR] [--artifact-url URL] [--device-type T] "
      "[--assoc-wait S] [--out RESULTS] | results JOB... --server URL "
-     "--token-file FILE [--out RESULTS]",
+     "--token-file FILE [--out RESULTS] | bench-run PLAN SUITE VARIANT",
      "labs as LAVA devices, plans as LAVA jobs, finished jobs stored as "
      "runs"},
     {"bisect-step", cmd_bisect_step, "DIR",

@@ -2,13 +2,17 @@
  * jobs, finished jobs stored like local runs (harness/lava/). */
 #include "cli.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../lab/plan.h"
 #include "../lava/export.h"
+#include "../lava/log.h"
 #include "../lava/results.h"
 #include "../lava/submit.h"
+#include "../suites/suites.h"
 
 #define MAX_IDS 64
 
@@ -70,20 +74,24 @@ static int store_jobs(const struct lava_server *s, const long *ids, size_t n,
 
 static int lava_export(int argc, char **argv, struct cli_opts *o)
 {
-	const char *out = NULL, *worker = NULL;
-	bool apply = false;
-	const struct cli_flag flags[] = {{"--out", &out, NULL},
-					 {"--worker", &worker, NULL},
-					 {"--apply", NULL, &apply},
-					 {NULL}};
-	char bin[4200];
-	char buf[4200];
+	const char *out = NULL, *worker = NULL, *plan_file = NULL;
+	bool apply = false, bench = false;
+	const struct cli_flag flags[] = {
+	    {"--out", &out, NULL},	  {"--worker", &worker, NULL},
+	    {"--plan", &plan_file, NULL}, {"--apply", NULL, &apply},
+	    {"--bench", NULL, &bench},	  {NULL}};
+	static struct plan p;
+	char buf[4200], buf2[4200], bin[PATH_MAX];
 	struct al_err err;
 	struct lab lab;
 	int rc = cli_parse("lava", argc, argv, o, flags, NULL, 0);
 
 	if (rc >= 0)
 		return rc;
+	if (plan_file && plan_load(&p, plan_file, &err) < 0) {
+		fprintf(stderr, "airlab lava export: %s\n", err.msg);
+		return 2;
+	}
 	if (lab_load(&lab, o->lab, &err) < 0) {
 		fprintf(stderr, "airlab lava export: %s\n", err.msg);
 		return 2;
@@ -93,16 +101,104 @@ static int lava_export(int argc, char **argv, struct cli_opts *o)
 			 lab.name);
 		out = buf;
 	}
-	/* LAVA runs airlab as this very binary. */
-	snprintf(bin, sizeof(bin), "%s/build/airlab", o->root);
+	/* LAVA runs airlab as this very binary, by its real path. */
+	snprintf(buf2, sizeof(buf2), "%s/build/airlab", o->root);
+	if (!realpath(buf2, bin)) {
+		fprintf(stderr, "airlab lava export: %s: %s\n", buf2,
+			strerror(errno));
+		lab_free(&lab);
+		return 1;
+	}
 	rc = lava_export_lab(&lab, bin, out, worker ? worker : "worker1", apply,
-			     &err);
+			     bench, plan_file ? &p : NULL, &err);
 	lab_free(&lab);
 	if (rc < 0) {
 		fprintf(stderr, "airlab lava export: %s\n", err.msg);
 		return 1;
 	}
 	return 0;
+}
+
+/* airlab lava bench-run PLAN SUITE VARIANT: a bench job's user command,
+ * on the worker: the run as `airlab run` makes it (kept under
+ * results/lava/bench, apart from the runs the store compares), then its
+ * record and Flent file on stdout, which LAVA logs for `results`. */
+static int lava_bench_run(int argc, char **argv, struct cli_opts *o)
+{
+	const char *pos[3] = {NULL, NULL, NULL}, *out = NULL;
+	const struct cli_flag flags[] = {{"--out", &out, NULL}, {NULL}};
+	static struct plan p;
+	const struct plan_suite *ps = NULL;
+	struct suite_params sp = {0};
+	struct cli_run_result res;
+	char rbuf[4200], path[4800];
+	struct al_err err;
+	bool known = false;
+	int rc = cli_parse("lava", argc, argv, o, flags, pos, 3);
+
+	if (rc >= 0)
+		return rc;
+	if (!pos[2]) {
+		cli_usage(stderr, "lava");
+		return 2;
+	}
+	if (plan_load(&p, pos[0], &err) < 0) {
+		fprintf(stderr, "airlab lava bench-run: %s\n", err.msg);
+		return 2;
+	}
+	for (int i = 0; i < p.nsuites; i++)
+		if (!strcmp(p.suites[i].name, pos[1]))
+			ps = &p.suites[i];
+	for (int i = 0; i < p.nvariants; i++)
+		known |= !strcmp(p.variants[i], pos[2]);
+	if (!ps || !known) {
+		fprintf(stderr, "airlab lava bench-run: %s has no %s '%s'\n",
+			p.path, ps ? "variant" : "suite", ps ? pos[2] : pos[1]);
+		return 2;
+	}
+	if (p.lab[0])
+		snprintf(o->lab, sizeof(o->lab), "%s", p.lab);
+	if (p.topology[0])
+		snprintf(o->topology, sizeof(o->topology), "%s", p.topology);
+	snprintf(o->variant, sizeof(o->variant), "%s", pos[2]);
+	sp.length_s = ps->length_s;
+	sp.streams = ps->streams;
+	if (!out) {
+		snprintf(rbuf, sizeof(rbuf), "%s/results/lava/bench", o->root);
+		out = rbuf;
+	}
+	if (path_mkdirs(out) < 0) {
+		fprintf(stderr, "airlab lava bench-run: %s: %s\n", out,
+			strerror(errno));
+		return 1;
+	}
+	rc = cli_run_suite(o, ps->name, &sp, out, 120, &res);
+	snprintf(path, sizeof(path), "%s/run.json", res.dir);
+	if (res.dir[0]) {
+		json_t *rj = json_load_file(path, 0, NULL);
+		const char *keys[] = {"kernel", "hostapd", "wpa_supplicant"};
+		const char *fl =
+		    rj ? json_string_value(json_object_get(rj, "flent_file"))
+		       : NULL;
+
+		for (size_t i = 0; rj && i < 3; i++) {
+			const char *v =
+			    json_string_value(json_object_get(rj, keys[i]));
+
+			printf("AIRLAB-INFO %s %s\n", keys[i], v ? v : "");
+		}
+		if (lava_log_send_file(stdout, "record.json", path, &err) < 0)
+			fprintf(stderr, "airlab lava bench-run: %s\n", err.msg);
+		snprintf(path, sizeof(path), "%s/%s", res.dir, fl ? fl : "");
+		if (fl && lava_log_send_file(stdout, fl, path, &err) < 0)
+			fprintf(stderr, "airlab lava bench-run: %s\n", err.msg);
+		/* Sent: the record carries the verdict (partial, failed,
+		 * lab-failed); the job itself went as it should. */
+		if (rj && rc != 2)
+			rc = 0;
+		json_decref(rj);
+	}
+	return rc;
 }
 
 static int lava_submit(int argc, char **argv, struct cli_opts *o)
@@ -226,8 +322,11 @@ int cmd_lava(int argc, char **argv, struct cli_opts *o)
 		return lava_submit(argc - 1, argv + 1, o);
 	if (!strcmp(argv[1], "results"))
 		return lava_results(argc - 1, argv + 1, o);
+	if (!strcmp(argv[1], "bench-run"))
+		return lava_bench_run(argc - 1, argv + 1, o);
 	fprintf(stderr,
-		"airlab lava: unknown action '%s' (export, submit, results)\n",
+		"airlab lava: unknown action '%s' (export, submit, results, "
+		"bench-run)\n",
 		argv[1]);
 	return 2;
 }

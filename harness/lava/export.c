@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 
 #include "../util/path.h"
-#include "../util/shquote.h"
+#include "job.h"
 
 #define DEVICES_DIR "/etc/lava-server/dispatcher-config/devices"
 #define TYPES_DIR   "/etc/lava-server/dispatcher-config/device-types"
@@ -50,72 +50,98 @@ static int write_text(const char *path, const char *text, struct al_err *err)
 	return 0;
 }
 
-/* An airlab command line for the device dictionary, quoted for the shell
- * LAVA runs it with, inside a Jinja double-quoted string. */
-static int airlab_cmd(char *out, size_t len, const char *bin,
-		      const char *lab_path, const char *verb, const char *host,
-		      struct al_err *err)
+/* The dispatcher splits a command on blanks and the device type puts it
+ * in YAML unquoted: a path must be a plain one. */
+static int plain_path(const char *p, struct al_err *err)
 {
-	size_t off = 0;
-
-	if (strpbrk(bin, "\"\\") || strpbrk(lab_path, "\"\\"))
-		return al_errf(err,
-			       "%s: a path with a double quote or backslash "
-			       "cannot go into a LAVA device dictionary",
-			       strpbrk(bin, "\"\\") ? bin : lab_path);
-	if (sh_quote(out, len, &off, bin) < 0 ||
-	    snprintf(out + off, len - off, " --lab ") >= (int)(len - off) ||
-	    sh_quote(out, len, (off += 7, &off), lab_path) < 0 ||
-	    snprintf(out + off, len - off, " %s %s", verb, host) >=
-		(int)(len - off))
-		return al_errf(err, "%s: path too long", lab_path);
+	for (const char *c = p; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || strchr("/._+-", *c)))
+			return al_errf(err,
+				       "%s: a LAVA device dictionary carries "
+				       "only paths of letters, digits and "
+				       "/ . _ + - ('%c' is not one)",
+				       p, *c);
 	return 0;
 }
 
-static int device_dict(const struct lab *lab, const struct lab_host *h,
-		       const char *bin, char *text, size_t len, bool *qemu,
-		       struct al_err *err)
+/* One user command per (suite, variant) of the plan: what a bench job
+ * names (`command: name:`), run on the worker. */
+static void plan_commands(FILE *f, const char *bin, const struct plan *p)
 {
-	char who[LAB_NAME_MAX + 8], on[PATH_MAX * 5], off[PATH_MAX * 5];
-	char cycle[PATH_MAX * 5], con[PATH_MAX * 5];
-	long mem, cpus;
+	fprintf(f, "{%% set user_commands = {\n");
+	for (int v = 0; v < p->nvariants; v++)
+		for (int k = 0; k < p->nsuites; k++)
+			fprintf(f,
+				"  '%s': {'do': '%s lava bench-run %s %s "
+				"%s'},\n",
+				lava_bench_command(p->suites[k].name,
+						   p->variants[v]),
+				bin, p->path, p->suites[k].name,
+				p->variants[v]);
+	fprintf(f, "} %%}\n");
+}
 
-	*qemu = strcmp(h->power.driver, "qemu") == 0;
+static int device_dict(const struct lab *lab, const struct lab_host *h,
+		       const char *bin, bool bench, const struct plan *p,
+		       char **text, bool *qemu, struct al_err *err)
+{
+	char who[LAB_NAME_MAX + 8];
+	size_t len = 0;
+	long mem, cpus;
+	FILE *f;
+
+	*text = NULL;
+	*qemu = !bench && strcmp(h->power.driver, "qemu") == 0;
 	snprintf(who, sizeof(who), "%s power", h->name);
-	if (*qemu) {
-		if (lab_param_long(lab, who, &h->power, "memory_mb", 1024, 256,
-				   65536, &mem, err) < 0 ||
-		    lab_param_long(lab, who, &h->power, "cpus", 2, 1, 64, &cpus,
-				   err) < 0)
-			return -1;
-		/* KVM does not boot stock kernels on these hosts: TCG. */
-		snprintf(text, len,
-			 "{# %s of lab %s (written by airlab lava export) #}\n"
-			 "{%% extends 'qemu.jinja2' %%}\n"
-			 "{%% set memory = %ld %%}\n"
-			 "{%% set netdevice = 'user' %%}\n"
-			 "{%% set no_kvm = True %%}\n"
-			 "{%% set extra_options = ['-smp %ld'] %%}\n",
-			 h->name, lab->path, mem, cpus);
-		return 0;
-	}
-	if (airlab_cmd(on, sizeof(on), bin, lab->path, "power on", h->name,
-		       err) < 0 ||
-	    airlab_cmd(off, sizeof(off), bin, lab->path, "power off", h->name,
-		       err) < 0 ||
-	    airlab_cmd(cycle, sizeof(cycle), bin, lab->path, "power cycle",
-		       h->name, err) < 0 ||
-	    airlab_cmd(con, sizeof(con), bin, lab->path, "console", h->name,
-		       err) < 0)
+	if (*qemu && (lab_param_long(lab, who, &h->power, "memory_mb", 1024,
+				     256, 65536, &mem, err) < 0 ||
+		      lab_param_long(lab, who, &h->power, "cpus", 2, 1, 64,
+				     &cpus, err) < 0))
 		return -1;
-	snprintf(text, len,
-		 "{# %s of lab %s (written by airlab lava export) #}\n"
-		 "{%% extends 'airlab-bench.jinja2' %%}\n"
-		 "{%% set power_on_command = \"%s\" %%}\n"
-		 "{%% set power_off_command = \"%s\" %%}\n"
-		 "{%% set hard_reset_command = \"%s\" %%}\n"
-		 "{%% set connection_command = \"%s\" %%}\n",
-		 h->name, lab->path, on, off, cycle, con);
+	if (!*qemu &&
+	    (plain_path(bin, err) < 0 || plain_path(lab->path, err) < 0 ||
+	     (p && plain_path(p->path, err) < 0)))
+		return -1;
+	if (!(f = open_memstream(text, &len)))
+		return al_errf(err, "out of memory");
+	fprintf(f, "{# %s of lab %s (written by airlab lava export) #}\n",
+		h->name, lab->path);
+	if (*qemu) {
+		/* KVM does not boot stock kernels on these hosts: TCG. */
+		fprintf(f,
+			"{%% extends 'qemu.jinja2' %%}\n"
+			"{%% set memory = %ld %%}\n"
+			"{%% set netdevice = 'user' %%}\n"
+			"{%% set no_kvm = True %%}\n"
+			"{%% set extra_options = ['-smp %ld'] %%}\n",
+			mem, cpus);
+	} else {
+		fprintf(f, "{%% extends 'airlab-bench.jinja2' %%}\n");
+		fprintf(f,
+			"{%% set power_on_command = '%s --lab %s power on %s' "
+			"%%}\n",
+			bin, lab->path, h->name);
+		fprintf(f,
+			"{%% set power_off_command = '%s --lab %s power off "
+			"%s' %%}\n",
+			bin, lab->path, h->name);
+		fprintf(f,
+			"{%% set hard_reset_command = '%s --lab %s power "
+			"cycle %s' %%}\n",
+			bin, lab->path, h->name);
+		fprintf(f,
+			"{%% set connection_command = '%s --lab %s console "
+			"%s' %%}\n",
+			bin, lab->path, h->name);
+		if (p)
+			plan_commands(f, bin, p);
+	}
+	if (fclose(f) != 0 || !*text) {
+		free(*text);
+		*text = NULL;
+		return al_errf(err, "out of memory");
+	}
 	return 0;
 }
 
@@ -140,10 +166,11 @@ static int apply_device(const char *name, const char *type, const char *dict,
 	if (write_text(path, dict, err) < 0)
 		return -1;
 	/* Known types and devices are kept; a new one is added. */
-	snprintf(cmd, sizeof(cmd),
-		 "lava-server manage device-types list | grep -qw '%s' || "
-		 "lava-server manage device-types add '%s'",
-		 type, type);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "lava-server manage device-types list | grep -w '%s' >/dev/null || "
+	    "lava-server manage device-types add '%s'",
+	    type, type);
 	if (run_manage(cmd, err) < 0)
 		return -1;
 	snprintf(cmd, sizeof(cmd),
@@ -156,12 +183,12 @@ static int apply_device(const char *name, const char *type, const char *dict,
 
 int lava_export_lab(const struct lab *lab, const char *airlab_bin,
 		    const char *out_dir, const char *worker, bool apply,
-		    struct al_err *err)
+		    bool bench_all, const struct plan *plan, struct al_err *err)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 256], name[LAB_NAME_MAX * 2 + 2];
-	char text[PATH_MAX * 24];
+	char *text = NULL;
 	bool qemu, bench = false;
-	int ndev = 0;
+	int ndev = 0, rc = -1;
 
 	snprintf(dir, sizeof(dir), "%s/devices", out_dir);
 	if (path_mkdirs(dir) < 0)
@@ -171,38 +198,55 @@ int lava_export_lab(const struct lab *lab, const char *airlab_bin,
 
 		if (!h->power.driver[0])
 			continue; /* a station host or server: not a DUT */
-		if (device_dict(lab, h, airlab_bin, text, sizeof(text), &qemu,
-				err) < 0)
+		if (device_dict(lab, h, airlab_bin, bench_all, plan, &text,
+				&qemu, err) < 0)
 			return -1;
 		lava_device_name(lab, h, name, sizeof(name));
+		/* The virtual DUT as a bench beside its qemu device. */
+		if (!qemu && !strcmp(h->power.driver, "qemu"))
+			strncat(name, "-bench",
+				sizeof(name) - strlen(name) - 1);
 		snprintf(path, sizeof(path), "%s/%s.jinja2", dir, name);
 		if (write_text(path, text, err) < 0)
-			return -1;
+			goto out;
 		bench |= !qemu;
 		ndev++;
 		if (apply && !qemu) {
 			char tpath[PATH_MAX];
 
+			if (path_mkdirs(TYPES_DIR) < 0) {
+				al_errf(err, "%s: %s", TYPES_DIR,
+					strerror(errno));
+				goto out;
+			}
 			snprintf(tpath, sizeof(tpath), "%s/airlab-bench.jinja2",
 				 TYPES_DIR);
 			if (write_text(tpath, bench_type, err) < 0)
-				return -1;
+				goto out;
 		}
 		if (apply && apply_device(name, qemu ? "qemu" : "airlab-bench",
 					  text, worker, err) < 0)
-			return -1;
+			goto out;
+		free(text);
+		text = NULL;
 	}
-	if (!ndev)
-		return al_errf(err,
-			       "%s: no host with a power: binding (no DUT)",
-			       lab->path);
+	if (!ndev) {
+		al_errf(err, "%s: no host with a power: binding (no DUT)",
+			lab->path);
+		goto out;
+	}
 	if (bench) {
 		snprintf(dir, sizeof(dir), "%s/device-types", out_dir);
-		if (path_mkdirs(dir) < 0)
-			return al_errf(err, "%s: %s", dir, strerror(errno));
+		if (path_mkdirs(dir) < 0) {
+			al_errf(err, "%s: %s", dir, strerror(errno));
+			goto out;
+		}
 		snprintf(path, sizeof(path), "%s/airlab-bench.jinja2", dir);
 		if (write_text(path, bench_type, err) < 0)
-			return -1;
+			goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	free(text);
+	return rc;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "../lab/lab.h"
+#include "../lab/plan.h"
 #include "../util/err.h"
 
 /* The device name of host h of lab: "<lab>-<host>". */
@@ -16,11 +17,15 @@ void lava_device_name(const struct lab *lab, const struct lab_host *h,
 		      char *out, size_t len);
 
 /* Writes out_dir/devices/<lab>-<host>.jinja2 per DUT and
- * out_dir/device-types/airlab-bench.jinja2 (when a real DUT needs it),
- * printing each path. With apply, also installs them on this machine's
+ * out_dir/device-types/airlab-bench.jinja2 (when a bench device needs it),
+ * printing each path. bench_all makes every DUT a bench device (the
+ * virtual one too: a bench job then drives it through airlab); a plan
+ * adds a user command per (suite, variant) to each bench device (what
+ * its jobs run). With apply, also installs them on this machine's
  * lava-server (lava-server manage, as root) on worker `worker`. */
 int lava_export_lab(const struct lab *lab, const char *airlab_bin,
 		    const char *out_dir, const char *worker, bool apply,
+		    bool bench_all, const struct plan *plan,
 		    struct al_err *err);
 
 #endif

@@ -43,6 +43,7 @@ char *lava_job_yaml(const struct lava_job_spec *j, struct al_err *err)
 	int test_min = (int)((j->wait_s + 2 * j->length_s + 59) / 60) + 3;
 	char *out = NULL;
 	size_t len = 0;
+	bool bench;
 	FILE *f;
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -53,7 +54,8 @@ char *lava_job_yaml(const struct lava_job_spec *j, struct al_err *err)
 				names[i].what, names[i].v ? names[i].v : "");
 			return NULL;
 		}
-	if (!quotable(j->kernel_url) || !quotable(j->ramdisk_url)) {
+	bench = strcmp(j->device_type, LAVA_BENCH_TYPE) == 0;
+	if (!bench && (!quotable(j->kernel_url) || !quotable(j->ramdisk_url))) {
 		al_errf(err, "LAVA job: the image URLs must not contain quotes "
 			     "or backslashes");
 		return NULL;
@@ -94,6 +96,18 @@ char *lava_job_yaml(const struct lava_job_spec *j, struct al_err *err)
 		j->suite, j->variant, j->suite, j->variant, j->plan, j->lab,
 		j->topology, j->length_s, 2 * BOOT_MIN + test_min + 2,
 		test_min > BOOT_MIN ? test_min : BOOT_MIN);
+	if (bench) {
+		/* airlab on the worker does the bring-up (power, flash,
+		 * stations) and the run; LAVA holds the device meanwhile. */
+		fprintf(f,
+			"actions:\n"
+			"- command:\n"
+			"    name: %s\n"
+			"    timeout: {minutes: %d}\n",
+			lava_bench_command(j->suite, j->variant),
+			2 * BOOT_MIN + test_min);
+		goto done;
+	}
 	/* LAVA unpacks the gzip'd ramdisk, adds its test shell and packs it
 	 * again; the kernel's command line is the virtual lab's own. */
 	fprintf(f,
@@ -137,10 +151,19 @@ char *lava_job_yaml(const struct lava_job_spec *j, struct al_err *err)
 		"          - airlab-lava-run %s %g %d\n",
 		test_min, j->suite, j->suite, j->suite, j->suite, j->variant,
 		j->suite, j->length_s, j->wait_s);
+done:
 	if (fclose(f) != 0 || !out) {
 		free(out);
 		al_errf(err, "LAVA job: out of memory");
 		return NULL;
 	}
 	return out;
+}
+
+const char *lava_bench_command(const char *suite, const char *variant)
+{
+	static char buf[320];
+
+	snprintf(buf, sizeof(buf), "airlab-%s-%s", suite, variant);
+	return buf;
 }

@@ -1,15 +1,22 @@
-/* A LAVA job definition for one suite run on the virtual DUT: deploy the
- * variant's kernel and a ramdisk holding the cell (to tmpfs, with LAVA's
- * overlay), boot QEMU under TCG, run `airlab-lava-run` in the DUT. airlab's
- * own keys in `metadata:` (airlab.suite, airlab.variant, ...) are what
- * `airlab lava results` stores the run under. */
+/* A LAVA job definition for one suite run. On the virtual DUT (a qemu
+ * device): deploy the variant's kernel and a ramdisk holding the cell (to
+ * tmpfs, with LAVA's overlay), boot QEMU under TCG, run `airlab-lava-run`
+ * in the DUT. On a bench (an airlab-bench device): one user command on the
+ * worker, `airlab lava bench-run`, which brings the cell up with airlab's
+ * drivers and runs the suite as `airlab run` does. airlab's own keys in
+ * `metadata:` (airlab.suite, airlab.variant, ...) are what `airlab lava
+ * results` stores the run under. */
 #ifndef AIRLAB_LAVA_JOB_H
 #define AIRLAB_LAVA_JOB_H
 
 #include "../util/err.h"
 
+/* The device type of a bench DUT (lava/export.h): its jobs run airlab on
+ * the worker through a user command instead of booting images. */
+#define LAVA_BENCH_TYPE "airlab-bench"
+
 struct lava_job_spec {
-	const char *device_type; /* "qemu" */
+	const char *device_type; /* "qemu", or LAVA_BENCH_TYPE */
 	const char *kernel_url, *ramdisk_url;
 	const char *suite, *variant, *plan, *lab, *topology;
 	double length_s;
@@ -19,5 +26,9 @@ struct lava_job_spec {
 /* The job's YAML, malloc'd; names that are not plain words are refused
  * (they go into YAML and a shell line unquoted). */
 char *lava_job_yaml(const struct lava_job_spec *j, struct al_err *err);
+
+/* The user command a bench job runs for (suite, variant): each bench
+ * device's dictionary defines it (lava/export.h). A static buffer. */
+const char *lava_bench_command(const char *suite, const char *variant);
 
 #endif

@@ -1,5 +1,6 @@
 #include "log.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,10 +86,18 @@ int lava_log_target_lines(const char *log, char ***lines, size_t *n,
 		const char *eol = strchr(l, '\n');
 		const char *m = strstr(l, "\"lvl\": \"target\"");
 		const char *q = m ? strstr(m, "\"msg\": \"") : NULL;
+		size_t skip = 8;
 
+		/* A command on the worker (a bench job's user command):
+		 * the dispatcher logs its output at debug, ">> " first. */
+		if (!q || (eol && q > eol)) {
+			m = strstr(l, "\"lvl\": \"debug\"");
+			q = m ? strstr(m, "\"msg\": \">> ") : NULL;
+			skip = 11;
+		}
 		if (q && (!eol || q < eol)) {
 			const char *end;
-			char *text = unquote(q + 8, &end);
+			char *text = unquote(q + skip, &end);
 
 			if (!text)
 				goto oom;
@@ -252,4 +261,49 @@ int lava_log_file(char *const *lines, size_t n, const char *name,
 	}
 	*data = out ? out : malloc(1);
 	return 0;
+}
+
+int lava_log_send_file(FILE *out, const char *name, const char *path,
+		       struct al_err *err)
+{
+	static const char t[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned char in[57]; /* 57 bytes: one 76-column line */
+	FILE *f = fopen(path, "re");
+	long size;
+	size_t n;
+
+	if (!f)
+		return al_errf(err, "%s: %s", path, strerror(errno));
+	if (fseek(f, 0, SEEK_END) < 0 || (size = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) < 0) {
+		fclose(f);
+		return al_errf(err, "%s: %s", path, strerror(errno));
+	}
+	fprintf(out, "AIRLAB-FILE-BEGIN %s %ld\n", name, size);
+	while ((n = fread(in, 1, sizeof(in), f)) > 0) {
+		char line[80], *o = line;
+
+		for (size_t i = 0; i < n; i += 3) {
+			unsigned v = (unsigned)in[i] << 16;
+			size_t k = n - i < 3 ? n - i : 3;
+
+			if (k > 1)
+				v |= (unsigned)in[i + 1] << 8;
+			if (k > 2)
+				v |= in[i + 2];
+			*o++ = t[(v >> 18) & 63];
+			*o++ = t[(v >> 12) & 63];
+			*o++ = k > 1 ? t[(v >> 6) & 63] : '=';
+			*o++ = k > 2 ? t[v & 63] : '=';
+		}
+		fprintf(out, "%.*s\n", (int)(o - line), line);
+	}
+	if (ferror(f)) {
+		fclose(f);
+		return al_errf(err, "%s: read error", path);
+	}
+	fclose(f);
+	fprintf(out, "AIRLAB-FILE-END %s\n", name);
+	return fflush(out) == 0 ? 0 : al_errf(err, "%s: write error", name);
 }

@@ -201,6 +201,30 @@ static void add_reason(char *buf, size_t len, const char *fmt, const char *a)
 		snprintf(buf + used, len - used, fmt, a);
 }
 
+/* LAVA's reason for a job that did not complete when the job has no
+ * failure comment: its "job" case's error_msg. */
+static const char *job_error(json_t *cases)
+{
+	static char why[400];
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(cases, i, c)
+	{
+		const char *n = json_string_value(json_object_get(c, "name"));
+		const char *m =
+		    json_string_value(json_object_get(c, "metadata"));
+		const char *e = m ? strstr(m, "error_msg: ") : NULL;
+
+		if (!e || !n || strcmp(n, "job") != 0)
+			continue;
+		e += 11;
+		snprintf(why, sizeof(why), "%.*s", (int)strcspn(e, "\n"), e);
+		return why;
+	}
+	return "no reason given";
+}
+
 /* The record's status, then LAVA's word on it: a job that did not
  * finish well, a failing test case. */
 static void judge(const struct lava_job *j, json_t *record, json_t *cases,
@@ -233,7 +257,7 @@ static void judge(const struct lava_job *j, json_t *record, json_t *cases,
 
 		snprintf(why, sizeof(why), "LAVA job %ld %s: %s", j->id,
 			 j->health,
-			 j->failure[0] ? j->failure : "no reason given");
+			 j->failure[0] ? j->failure : job_error(cases));
 		/* No record: the lab failed before the suite ran. */
 		snprintf(out->status, sizeof(out->status), "%s",
 			 record ? "failed" : "lab-failed");

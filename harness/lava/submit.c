@@ -1,6 +1,7 @@
 #include "submit.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,8 @@ int lava_submit_plan(const struct lava_server *s, const struct plan *p,
 	size_t total =
 	    (size_t)p->nvariants * (size_t)p->nsuites * (size_t)p->repeat;
 	char user[128];
+	bool bench =
+	    o->device_type && strcmp(o->device_type, LAVA_BENCH_TYPE) == 0;
 	int rc = -1;
 
 	*n = 0;
@@ -160,12 +163,17 @@ int lava_submit_plan(const struct lava_server *s, const struct plan *p,
 
 		if (cell_load(c, &cp, err) < 0)
 			goto out;
-		fprintf(stderr, "lava: images for %s on %s in %s/%s-%s\n",
-			c->variant.name, c->topo.name, o->artifacts,
-			c->topo.name, c->variant.name);
 		snprintf(urls[v].lab, sizeof(urls[v].lab), "%s", c->lab.name);
 		snprintf(urls[v].topology, sizeof(urls[v].topology), "%s",
 			 c->topo.name);
+		/* A bench flashes with its own drivers: no images here. */
+		if (bench) {
+			cell_free(c);
+			continue;
+		}
+		fprintf(stderr, "lava: images for %s on %s in %s/%s-%s\n",
+			c->variant.name, c->topo.name, o->artifacts,
+			c->topo.name, c->variant.name);
 		rc = lava_artifacts(c, o, urls[v].kernel, urls[v].ramdisk,
 				    sizeof(urls[v].kernel), err);
 		cell_free(c);

@@ -71,9 +71,10 @@ static char *make_log(const char *enc, size_t size, bool cut, bool garble)
 	fputs("- {\"dt\": \"2026-12-06T23:08:27.8\", \"lvl\": \"target\", "
 	      "\"msg\": \"say \\\"hi\\\" \\\\ \\x41\\e[0m\"}\n",
 	      f);
-	fputs("- {\"dt\": \"2026-12-06T23:08:50.6\", \"lvl\": \"results\", "
-	      "\"msg\": {\"case\": \"rrul-run\", \"measurement\": ! \"599\"}}\n",
-	      f);
+	fputs(
+	    "- {\"dt\": \"2026-12-06T23:08:50.6\", \"lvl\": \"results\", "
+	    "\"msg\": {\"case\": \"rrul-run\", \"measurement\": ! \"599\"}}\n",
+	    f);
 	fprintf(f,
 		"- {\"dt\": \"x\", \"lvl\": \"target\", \"msg\": "
 		"\"AIRLAB-FILE-BEGIN data.bin %zu\"}\n",
@@ -214,9 +215,9 @@ static void job_yaml_loads_with_metadata(void **state)
 				      sizeof(v), &err),
 			 0);
 	assert_string_equal(v, "20");
-	assert_int_equal(ydoc_get_str(&d, root, "device_type", "job", 1, v,
-				      sizeof(v), &err),
-			 0);
+	assert_int_equal(
+	    ydoc_get_str(&d, root, "device_type", "job", 1, v, sizeof(v), &err),
+	    0);
 	assert_string_equal(v, "qemu");
 	/* The DUT's step, and LAVA's gzip'd one-archive ramdisk. */
 	assert_non_null(strstr(y, "- airlab-lava-run rrul 20 120\n"));

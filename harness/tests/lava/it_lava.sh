@@ -128,6 +128,42 @@ out=$(al lava results "$(json_eval "$res/$run61/run.json" "d['lava']['job_id']")
 check "results on a stored job: said with its status, nothing written over" \
 	grep -q "already stored as $run61 (complete)" <<<"$out"
 
+# -- a bench job: airlab on the worker (the job's user command), the
+# virtual DUT standing in for a real bench's AP --------------------------
+sed -e 's/variants: .*/variants: [stock-6.1]/' "$work/plan.yaml" >"$work/one-plan.yaml"
+out=$(al --lab "$lab" lava export --bench --plan "$work/one-plan.yaml" \
+	--out "$work/export-bench" --apply --worker worker1 2>&1)
+rc=$?
+echo "$out"
+bdict=$work/export-bench/devices/$labname-dut1-bench.jinja2
+check "export --bench --apply exits 0 ($rc)" test $rc -eq 0
+check "the bench dictionary powers and reaches the DUT through airlab" \
+	bash -c "grep -q \"power_on_command = '$ROOT/build/airlab --lab $lab power on dut1'\" '$bdict' &&
+		grep -q \"connection_command = '$ROOT/build/airlab --lab $lab console dut1'\" '$bdict'"
+check "the bench dictionary has the plan's user command" \
+	grep -q "'airlab-rrul-stock-6.1': {'do': '$ROOT/build/airlab lava bench-run $work/one-plan.yaml rrul stock-6.1'}" "$bdict"
+before=$(ls "$ROOT/results/lava/bench" 2>/dev/null)
+al lava submit "$work/one-plan.yaml" --device-type airlab-bench --server "$url" \
+	--token-file "$token" --wait --timeout 900 --out "$res" >"$work/bench.out" 2>"$work/bench.err"
+rc=$?
+cat "$work/bench.out"
+tail -n 5 "$work/bench.err"
+runb=$(sed -n 's/^job [0-9]*: rrul on stock-6.1 complete, run \([^ ]*\) .*/\1/p' "$work/bench.out")
+check "bench job: complete and stored (exit $rc)" test $rc -eq 0 -a -n "$runb"
+check "bench job: ran on the bench device, no images made for it" \
+	test "$(json_eval "$res/$runb/run.json" "d['lava']['device']")" = "$labname-dut1-bench" -a ! -e "$res/lava/images/cell-4sta-stock-6.1.bench"
+check "bench job: kernel and figures from airlab run on the worker" \
+	test "$(json_eval "$res/$runb/run.json" "d['kernel'].startswith('6.1.') and d['summary']['latency_median_ms'] > 0 and len(d['flows']) == 8")" = True
+f=$(json_eval "$res/$runb/run.json" "d['flent_file']")
+check "bench job: the Flent file came back whole" \
+	bash -c "flent -i '$res/$runb/$f' -f summary 2>/dev/null | grep -q 'Summary of'"
+# The worker's own copy of the run (airlab run's) lives under
+# results/lava/bench, out of the store the LAVA runs go to.
+new=$(comm -13 <(echo "$before") <(ls "$ROOT/results/lava/bench" 2>/dev/null) | grep -v '^airlab.db')
+check "bench job: the worker's own run kept apart from the store ($new)" \
+	bash -c "[ -n '$new' ] && [ -s '$ROOT/results/lava/bench/$new/run.json' ] && ! ls '$res' | grep -q '^$new\$'"
+[ -n "$new" ] && rm -rf "${ROOT:?}/results/lava/bench/$new"
+
 # -- bad cases ---------------------------------------------------------------------
 printf 'not-the-token\n' >"$work/bad.token"
 chmod 600 "$work/bad.token"
@@ -163,7 +199,6 @@ stations:
 TOPO
 sed -e "s#^topology:.*#topology: $work/far.yaml#" -e 's/variants: .*/variants: [stock-6.1]/' \
 	"$work/plan.yaml" >"$work/far-plan.yaml"
-sed -e 's/variants: .*/variants: [stock-6.1]/' "$work/plan.yaml" >"$work/one-plan.yaml"
 al lava submit "$work/one-plan.yaml" --server "$url" --token-file "$token" \
 	--artifact-url "file://$work/no-such-dir" --out "$res" >"$work/noboot.out" 2>&1
 al lava submit "$work/far-plan.yaml" --server "$url" --token-file "$token" \
