@@ -117,23 +117,17 @@ static int device_dict(const struct lab *lab, const struct lab_host *h,
 			"{%% set extra_options = ['-smp %ld'] %%}\n",
 			mem, cpus);
 	} else {
+		static const char *const cmds[][2] = {
+		    {"power_on_command", "power on"},
+		    {"power_off_command", "power off"},
+		    {"hard_reset_command", "power cycle"},
+		    {"connection_command", "console"}};
+
 		fprintf(f, "{%% extends 'airlab-bench.jinja2' %%}\n");
-		fprintf(f,
-			"{%% set power_on_command = '%s --lab %s power on %s' "
-			"%%}\n",
-			bin, lab->path, h->name);
-		fprintf(f,
-			"{%% set power_off_command = '%s --lab %s power off "
-			"%s' %%}\n",
-			bin, lab->path, h->name);
-		fprintf(f,
-			"{%% set hard_reset_command = '%s --lab %s power "
-			"cycle %s' %%}\n",
-			bin, lab->path, h->name);
-		fprintf(f,
-			"{%% set connection_command = '%s --lab %s console "
-			"%s' %%}\n",
-			bin, lab->path, h->name);
+		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+			fprintf(f, "{%% set %s = '%s --lab %s %s %s' %%}\n",
+				cmds[i][0], bin, lab->path, cmds[i][1],
+				h->name);
 		if (p)
 			plan_commands(f, bin, p);
 	}

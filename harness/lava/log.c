@@ -17,61 +17,42 @@ static int hexval(int c)
 	return -1;
 }
 
-/* A YAML double-quoted scalar starting after its opening quote; returns
- * the malloc'd text and sets *end past the closing quote. Escapes airlab
- * does not send (\u, \N, ...) become '?': base64 and markers are
- * plain ASCII. */
-static char *unquote(const char *p, const char **end)
+/* A YAML double-quoted scalar starting after its opening quote, up to
+ * the closing quote or the end of the line (a log entry is one line);
+ * returns the malloc'd text. Control characters come out as '?' but for
+ * the carriage return a serial line ends in (trimmed by the readers), so
+ * a console line quoted in an error stays one line; escapes airlab does
+ * not send (\u, \N, ...) are '?' too: base64 and markers are plain
+ * ASCII. */
+static char *unquote(const char *p)
 {
-	char *out = malloc(strlen(p) + 1), *o = out;
+	char *out = malloc(strcspn(p, "\n") + 1), *o = out;
 
 	if (!out)
 		return NULL;
-	while (*p && *p != '"') {
+	while (*p && *p != '"' && *p != '\n') {
+		char c;
+
 		if (*p != '\\') {
-			*o++ = *p++;
-			continue;
+			c = *p++;
+		} else if (p[1] == '"' || p[1] == '\\' || p[1] == '/') {
+			c = p[1];
+			p += 2;
+		} else if (p[1] == 'r') {
+			c = '\r';
+			p += 2;
+		} else if (p[1] == 'x' && hexval(p[2]) >= 0 &&
+			   hexval(p[3]) >= 0) {
+			c = (char)(hexval(p[2]) * 16 + hexval(p[3]));
+			p += 4;
+		} else {
+			c = '?';
+			p += p[1] && p[1] != '\n' ? 2 : 1;
 		}
-		p++;
-		switch (*p) {
-		case 'n':
-			*o++ = '\n';
-			break;
-		case 't':
-			*o++ = '\t';
-			break;
-		case 'r':
-			*o++ = '\r';
-			break;
-		case 'e':
-			*o++ = '\033';
-			break;
-		case '0':
-			*o++ = '\0';
-			break;
-		case '"':
-		case '\\':
-		case '/':
-			*o++ = *p;
-			break;
-		case 'x':
-			if (hexval(p[1]) >= 0 && hexval(p[2]) >= 0) {
-				*o++ = (char)(hexval(p[1]) * 16 + hexval(p[2]));
-				p += 2;
-			} else {
-				*o++ = '?';
-			}
-			break;
-		case 0:
-			p--;
-			break;
-		default:
-			*o++ = '?';
-		}
-		p++;
+		*o++ =
+		    (unsigned char)c < 0x20 && c != '\r' && c != '\t' ? '?' : c;
 	}
 	*o = 0;
-	*end = *p == '"' ? p + 1 : p;
 	return out;
 }
 
@@ -96,8 +77,7 @@ int lava_log_target_lines(const char *log, char ***lines, size_t *n,
 			skip = 11;
 		}
 		if (q && (!eol || q < eol)) {
-			const char *end;
-			char *text = unquote(q + skip, &end);
+			char *text = unquote(q + skip);
 
 			if (!text)
 				goto oom;

@@ -97,6 +97,21 @@ pid_alive() {
 
 # start NAME STATE_DIR CMD...: runs CMD in its own session (so `down` can
 # stop its whole process group), pid in NAME.pid, output in NAME.log.
+# wait_for ST NAME WHAT CMD...: polls CMD (quiet) every 0.5 s for 60 s
+# while NAME's process lives; dies naming WHAT and NAME's log otherwise.
+wait_for() {
+	local st=$1 name=$2 what=$3 n=0
+	shift 3
+	until "$@" >/dev/null 2>&1; do
+		n=$((n + 1))
+		[ $n -lt 120 ] || die "$what: not after 60 s (see $st/$name.log)"
+		pid_alive "$st/$name.pid" || die "$name died (see $st/$name.log)"
+		sleep 0.5
+	done
+}
+
+worker_online() { api "$1" "/api/v0.2/workers/$WORKER/" | grep -q '"state": *"Online"'; }
+
 start_bg() {
 	local name=$1 st=$2
 	shift 2
@@ -186,14 +201,8 @@ cmd_up() {
 	start_bg scheduler "$st" /usr/bin/lava-server manage lava-scheduler --level INFO \
 		--log-file -
 	say "waiting for the REST API on http://127.0.0.1:$port"
-	local n=0 v
-	until v=$(api "$st" /api/v0.2/system/version/ 2>/dev/null); do
-		n=$((n + 1))
-		[ $n -lt 120 ] || die "REST API did not answer in 60 s (see $st/gunicorn.log)"
-		pid_alive "$st/gunicorn.pid" || die "gunicorn died (see $st/gunicorn.log)"
-		sleep 0.5
-	done
-	say "REST API answers: $v"
+	wait_for "$st" gunicorn "the REST API" api "$st" /api/v0.2/system/version/
+	say "REST API answers: $(api "$st" /api/v0.2/system/version/)"
 	# The token in a file, not on the command line (ps).
 	(
 		umask 077
@@ -203,13 +212,7 @@ cmd_up() {
 		--url "http://127.0.0.1:$port/" --token-file "$st/worker.token" \
 		--name "$WORKER" --log-file -
 	say "waiting for $WORKER to be online"
-	n=0
-	until api "$st" "/api/v0.2/workers/$WORKER/" 2>/dev/null | grep -q '"state": *"Online"'; do
-		n=$((n + 1))
-		[ $n -lt 120 ] || die "worker $WORKER not online after 60 s (see $st/worker.log)"
-		pid_alive "$st/worker.pid" || die "lava-worker died (see $st/worker.log)"
-		sleep 0.5
-	done
+	wait_for "$st" worker "$WORKER online" worker_online "$st"
 	say "$WORKER online ($((SECONDS - t0)) s)"
 	say "up at http://127.0.0.1:$port (token in $st/token)"
 }
