@@ -27,8 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (k && strchr(k, '\n'))
 			__builtin_trap();
-		if (lava_log_file(lines, n, "record.json", &file, &len,
-				  &err) < 0) {
+		if (lava_log_file(lines, n, "record.json", &file, &len, &err) <
+		    0) {
 			if (file || strchr(err.msg, '\n') ||
 			    !strstr(err.msg, "record.json"))
 				__builtin_trap();
