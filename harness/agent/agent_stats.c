@@ -129,14 +129,3 @@ double stats_jain(const double *v, size_t n)
 		return NAN;
 	return sum * sum / ((double)n * sq);
 }
-
-double stats_mean(const double *v, size_t n)
-{
-	double sum = 0;
-
-	if (n == 0)
-		return NAN;
-	for (size_t i = 0; i < n; i++)
-		sum += v[i];
-	return sum / (double)n;
-}

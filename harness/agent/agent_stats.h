@@ -48,6 +48,5 @@ int stats_cmp_double(const void *a, const void *b);
 double stats_percentile(double *v, size_t n, double p);
 /* Jain's fairness index (sum x)^2 / (n * sum x^2); NAN if undefined. */
 double stats_jain(const double *v, size_t n);
-double stats_mean(const double *v, size_t n);
 
 #endif

@@ -129,11 +129,6 @@ void qmp_msg_free(struct qmp_msg *m)
 	memset(m, 0, sizeof(*m));
 }
 
-const char *qmp_path(const struct qmp *q)
-{
-	return q->path;
-}
-
 static void event_record(struct qmp *q, const struct qmp_msg *m)
 {
 	struct qmp_event *e = &q->events[q->nevents % QMP_EVENTS_KEPT];

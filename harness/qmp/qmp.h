@@ -28,7 +28,6 @@ struct qmp_event {
 int qmp_connect(struct qmp **out, const char *sock_path, int timeout_ms,
 		struct al_err *err);
 void qmp_close(struct qmp *q);
-const char *qmp_path(const struct qmp *q);
 
 /* Executes cmd with args (a JSON object or NULL; a reference is taken, the
  * caller keeps its own). On success *ret (if not NULL) receives the

@@ -172,11 +172,6 @@ int flent_series_find(const struct flent_file *f, const char *name)
 	return -1;
 }
 
-const char *flent_series_name(const struct flent_file *f, int idx)
-{
-	return idx >= 0 && (size_t)idx < f->n ? f->s[idx].name : NULL;
-}
-
 static json_t *series_meta(struct flent_file *f, int idx)
 {
 	json_t *sm = json_object_get(f->meta, "SERIES_META");

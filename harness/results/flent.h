@@ -48,7 +48,6 @@ json_t *flent_metadata(struct flent_file *f);
 /* Adds a series; returns its index (>= 0) or -1 if the name is taken. */
 int flent_series(struct flent_file *f, const char *name, const char *units);
 int flent_series_find(const struct flent_file *f, const char *name);
-const char *flent_series_name(const struct flent_file *f, int idx);
 /* Sets SERIES_META[name][key]. */
 int flent_series_meta_num(struct flent_file *f, int idx, const char *key,
 			  double val);

@@ -38,6 +38,7 @@ if [ "$unit_only" -eq 0 ]; then
 		echo "== $it"
 		# Streamed as it runs (these take minutes), kept for the count.
 		"$it" 2>&1 | tee "$tmp"
+		rc=${PIPESTATUS[0]}
 		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$tmp" | tail -1)
 		while IFS= read -r l; do failures+=("$it: ${l#not ok - }"); done < <(grep '^not ok - ' "$tmp")
 		if [ -z "$line" ]; then
@@ -48,7 +49,15 @@ if [ "$unit_only" -eq 0 ]; then
 		fi
 		passed=$((passed + ${line%% passed*}))
 		f=${line#*, }
-		failed=$((failed + ${f%% failed*}))
+		f=${f%% failed*}
+		# A script that says "0 failed" but exits non-zero (it died
+		# after its count, or its own verdict disagrees) has failed.
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+			echo "!! $it exited $rc after its closing line"
+			failures+=("$it: exited $rc after '$line'")
+			f=1
+		fi
+		failed=$((failed + f))
 	done
 fi
 
