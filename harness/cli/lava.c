@@ -9,6 +9,7 @@
 
 #include "../lab/plan.h"
 #include "../lava/export.h"
+#include "../lava/job.h"
 #include "../lava/log.h"
 #include "../lava/results.h"
 #include "../lava/submit.h"
@@ -88,6 +89,13 @@ static int lava_export(int argc, char **argv, struct cli_opts *o)
 
 	if (rc >= 0)
 		return rc;
+	if (worker && !lava_plain_name(worker)) {
+		fprintf(stderr,
+			"airlab lava export: --worker '%s' is not a plain name "
+			"(letters, digits, . _ - +)\n",
+			worker);
+		return 2;
+	}
 	if (plan_file && plan_load(&p, plan_file, &err) < 0) {
 		fprintf(stderr, "airlab lava export: %s\n", err.msg);
 		return 2;

@@ -184,6 +184,15 @@ int lava_export_lab(const struct lab *lab, const char *airlab_bin,
 	bool qemu, bench = false;
 	int ndev = 0, rc = -1;
 
+	if (!lava_plain_name(worker))
+		return al_errf(err, "LAVA worker '%s' is not a plain name",
+			       worker);
+	for (int v = 0; plan && v < plan->nvariants; v++)
+		if (!lava_plain_name(plan->variants[v]))
+			return al_errf(err,
+				       "%s: variant '%s' is not a plain name "
+				       "(letters, digits, . _ - +)",
+				       plan->path, plan->variants[v]);
 	snprintf(dir, sizeof(dir), "%s/devices", out_dir);
 	if (path_mkdirs(dir) < 0)
 		return al_errf(err, "%s: %s", dir, strerror(errno));

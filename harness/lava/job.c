@@ -8,7 +8,7 @@
 /* Boot under TCG takes ~30 s here; a slower worker gets margin. */
 #define BOOT_MIN 5
 
-static bool plain(const char *s)
+bool lava_plain_name(const char *s)
 {
 	if (!s || !*s)
 		return false;
@@ -47,7 +47,7 @@ char *lava_job_yaml(const struct lava_job_spec *j, struct al_err *err)
 	FILE *f;
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!plain(names[i].v)) {
+		if (!lava_plain_name(names[i].v)) {
 			al_errf(err,
 				"LAVA job: %s '%s' is not a plain name "
 				"(letters, digits, . _ - +)",

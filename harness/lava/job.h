@@ -9,6 +9,8 @@
 #ifndef AIRLAB_LAVA_JOB_H
 #define AIRLAB_LAVA_JOB_H
 
+#include <stdbool.h>
+
 #include "../util/err.h"
 
 /* The device type of a bench DUT (lava/export.h): its jobs run airlab on
@@ -26,6 +28,10 @@ struct lava_job_spec {
 /* The job's YAML, malloc'd; names that are not plain words are refused
  * (they go into YAML and a shell line unquoted). */
 char *lava_job_yaml(const struct lava_job_spec *j, struct al_err *err);
+
+/* A name that can go into a job, a device dictionary or a shell line
+ * unquoted: letters, digits and . _ - +. */
+bool lava_plain_name(const char *s);
 
 /* The user command a bench job runs for (suite, variant): each bench
  * device's dictionary defines it (lava/export.h). A static buffer. */
