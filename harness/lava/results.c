@@ -327,6 +327,16 @@ static json_t *run_json(const struct lava_server *s, const struct lava_job *j,
 	return root;
 }
 
+/* A Flent file name from the job, written into the run directory: one
+ * plain name that cannot land on run.json or lava.log. */
+static bool flent_name_ok(const char *n)
+{
+	size_t len = strlen(n), sfx = strlen(".flent.gz");
+
+	return len > sfx && n[0] != '.' && !strchr(n, '/') &&
+	       strcmp(n + len - sfx, ".flent.gz") == 0;
+}
+
 int lava_job_store(const struct lava_server *s, const struct lava_job *j,
 		   const char *results_dir, const char *airlab_commit,
 		   struct lava_stored *out, struct al_err *err)
@@ -388,9 +398,14 @@ int lava_job_store(const struct lava_server *s, const struct lava_job *j,
 		if (!record) {
 			snprintf(why, sizeof(why), "%s from the job: %s",
 				 RECORD_NAME, je.text);
+		} else if (!fn || json_is_null(fn)) {
+			/* A run that made no Flent file (its lab failed):
+			 * the record and its verdict are all there is. */
 		} else if (!json_is_string(fn) ||
-			   strchr(json_string_value(fn), '/')) {
-			snprintf(why, sizeof(why), "%s names no Flent file",
+			   !flent_name_ok(json_string_value(fn))) {
+			snprintf(why, sizeof(why),
+				 "%s names no Flent file of its own (a plain "
+				 "*.flent.gz name)",
 				 RECORD_NAME);
 			json_decref(record);
 			record = NULL;
