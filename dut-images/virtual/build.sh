@@ -227,6 +227,10 @@ MODULES_BOOT=(
 # busybox modprobe and modules.dep: loading them all at boot costs ~1 s.
 MODULES_DEMAND=(
 	?ifb
+	# CCMP through AES-NI when the CPU model has it (qemu power cpu:
+	# max): hwsim has no hardware crypto, so every frame is encrypted
+	# and decrypted by the guest's CPU.
+	?aesni_intel
 	?sch_fq_codel ?sch_codel ?sch_fq ?sch_netem ?sch_htb ?sch_tbf ?sch_prio
 	?sch_sfq ?sch_cake ?sch_red ?sch_pie ?sch_fq_pie ?sch_ingress ?sch_mqprio
 	?sch_multiq ?sch_drr ?sch_hfsc

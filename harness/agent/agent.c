@@ -1348,7 +1348,11 @@ static void handle_line(struct agent *a, const char *line)
 	}
 	switch (c.verb) {
 	case AGENT_HELLO:
-		say(a, "ok hello airlab-agent %d", AGENT_PROTO_VERSION);
+		/* The agent's clock: the controller starts runs in it (a
+		 * guest under QEMU icount keeps its own time). */
+		say(a, "ok hello airlab-agent %d clock=%.6f",
+		    AGENT_PROTO_VERSION,
+		    (double)clock_ns(CLOCK_REALTIME) / 1e9);
 		break;
 	case AGENT_SERVE:
 		cmd_serve(a, &c);

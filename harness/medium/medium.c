@@ -355,6 +355,9 @@ int med_frame_in(struct medium *m, int64_t now_ns, int tx, const uint8_t *data,
 	memset(f, 0, sizeof(*f));
 	memcpy(f->data, data, len);
 	f->len = len;
+	/* + FCS; + the MIC a hardware crypto engine appends (Protected) */
+	f->psdu_len =
+	    len + 4 + ((data[1] & 0x40) ? (size_t)m->conf.mic_bytes : 0);
 	f->tx = tx;
 	f->freq = freq;
 	f->hwflags = hwflags;
@@ -413,7 +416,7 @@ static size_t psdu_of(const struct med_txop *t, const bool *pending, bool ampdu)
 
 	for (int i = 0; i < t->n; i++)
 		if (pending[i])
-			lens[n++] = t->f[i]->len + 4; /* + FCS */
+			lens[n++] = t->f[i]->psdu_len;
 	return ampdu ? mdl_ampdu_bytes(lens, n) : lens[0];
 }
 
@@ -431,7 +434,7 @@ static void collect(struct medium *m, struct med_queue *q, struct med_txop *t,
 	h->next = NULL;
 	t->f[0] = h;
 	t->n = 1;
-	lens[0] = h->len + 4;
+	lens[0] = h->psdu_len;
 	if (!m->conf.ampdu || !h->aggr_ok ||
 	    med_try_rate(&h->tries[0], band, &rate) < 0)
 		goto done;
@@ -447,7 +450,7 @@ static void collect(struct medium *m, struct med_queue *q, struct med_txop *t,
 		 * reorder the flow, which TCP takes for loss. */
 		if (!f->aggr_ok || !same_first_rate(f, h))
 			break;
-		lens[t->n] = f->len + 4;
+		lens[t->n] = f->psdu_len;
 		size_t bytes = mdl_ampdu_bytes(lens, t->n + 1);
 		if (bytes > 65535 ||
 		    mdl_ppdu_us(&rate, band, bytes) > m->conf.ampdu_max_us)
@@ -568,7 +571,7 @@ static void txop_start(struct medium *m, struct med_chan *c)
 				    rx < 0 ? 1.0
 					   : mdl_per(&rate,
 						     link_snr(m, ri, rx, &rate),
-						     t->f[i]->len + 4);
+						     t->f[i]->psdu_len);
 				if (rng_unit(m) >= per) {
 					pending[i] = false;
 					t->ok[i] = true;
@@ -586,7 +589,7 @@ static void txop_start(struct medium *m, struct med_chan *c)
 	if (attempt == 0) /* no usable rate: one attempt at the lowest */
 		dur_us = air_us = mdl_ppdu_us(
 		    &(struct mdl_rate){MDL_OFDM, 60, 0, 20, false, false}, band,
-		    h->len + 4);
+		    h->psdu_len);
 
 	t->end_ns = start + dur_us * NS_PER_US;
 	t->air_us = air_us;
@@ -627,14 +630,14 @@ static void txop_end(struct medium *m, struct med_chan *c)
 	int64_t psdu = 0, given_us = 0;
 
 	for (int i = 0; i < t->n; i++)
-		psdu += (int64_t)t->f[i]->len + 4;
+		psdu += (int64_t)t->f[i]->psdu_len;
 	for (int i = 0; i < t->n; i++) {
 		struct med_frame *f = t->f[i];
 		/* The last subframe takes the rounding remainder, so the
 		 * shares add up to the exchange exactly. */
 		int64_t share = i == t->n - 1
 				    ? t->air_us - given_us
-				    : t->air_us * ((int64_t)f->len + 4) / psdu;
+				    : t->air_us * (int64_t)f->psdu_len / psdu;
 		given_us += share;
 		f->airtime_us = (uint32_t)share;
 		bool acked_type = !f->group &&
@@ -663,7 +666,7 @@ static void txop_end(struct medium *m, struct med_chan *c)
 					continue;
 				double per =
 				    mdl_per(&rate, link_snr(m, tx, r, &rate),
-					    f->len + 4);
+					    f->psdu_len);
 				if (rng_unit(m) >= per && m->ops.deliver)
 					m->ops.deliver(
 					    m->ops.ctx, r, f,

@@ -48,6 +48,10 @@ struct med_conf {
 	/* Medium time runs this many times slower than wall time (the
 	 * daemon's -T); the medium itself only reports it. */
 	double time_scale;
+	/* Bytes the radios' crypto engine appends to a protected frame on
+	 * air (hwsim hwcrypto: the MIC, 8 for CCMP-128), which the frame
+	 * handed over does not carry; 0 with software crypto. */
+	int mic_bytes;
 };
 
 /* One entry of a frame's rate table: hwsim's {idx, count} + flags. */
@@ -72,7 +76,8 @@ struct med_frame {
 	/* Set before its tx status: its share of the exchange's airtime
 	 * (by subframe bytes), what mac80211 charges the station. */
 	uint32_t airtime_us;
-	size_t len; /* frame bytes, without FCS */
+	size_t len;	 /* frame bytes, without FCS */
+	size_t psdu_len; /* on air: + FCS, + MIC the radio appends */
 	uint8_t data[];
 };
 

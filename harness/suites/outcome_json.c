@@ -10,7 +10,7 @@ json_t *outcome_summary_json(const struct suite_outcome *res)
 	if (!res)
 		return json_null();
 	return json_pack(
-	    "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I}",
+	    "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:o}",
 	    "latency_median_ms", json_num(res->lat_median_ms), "latency_p90_ms",
 	    json_num(res->lat_p90_ms), "latency_p99_ms",
 	    json_num(res->lat_p99_ms), "up_mbps", json_num(res->up_mbps),
@@ -18,7 +18,9 @@ json_t *outcome_summary_json(const struct suite_outcome *res)
 	    json_num(res->up_jain), "down_jain", json_num(res->down_jain),
 	    "flows", (json_int_t)res->flows, "flows_connected",
 	    (json_int_t)res->flows_connected, "flows_started_2s",
-	    (json_int_t)res->flows_started_2s);
+	    (json_int_t)res->flows_started_2s,
+	    /* Flent's times are the agents' clock: this far from ours. */
+	    "agent_clock_offset_s", json_num(res->clock_offset_s));
 }
 
 static bool is_bulk(const struct suite_flow *f)

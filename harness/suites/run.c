@@ -24,6 +24,7 @@ struct suite_collector {
 	struct flent_file *f;
 	struct flow_state *st;
 	double t0;
+	size_t outside; /* samples timed outside the run */
 	struct suite_outcome res;
 };
 
@@ -146,6 +147,11 @@ int suite_collect_line(struct suite_collector *c, size_t station,
 	int bulk = fl->kind == SUITE_TCP_UP || fl->kind == SUITE_TCP_DOWN;
 	json_t *extra = json_object();
 
+	/* A sample far outside the run means the agent's clock is not the
+	 * one the run was started in: its figures would be lost silently. */
+	if ((o.type == AGENT_OUT_SAMPLE || o.type == AGENT_OUT_LOST) &&
+	    (o.t < c->t0 - 1 || o.t > c->t0 + c->plan->total_s + 10))
+		c->outside++;
 	switch (o.type) {
 	case AGENT_OUT_SAMPLE:
 		for (int k = 0; k < o.n_kv; k++)
@@ -261,10 +267,20 @@ struct flent_file *suite_collector_finish(struct suite_collector *c,
 			suite_collect_fail(c,
 					   "%s (%s): no summary from the agent",
 					   fl->series, fl->id);
-		if (flent_raw_count(f, c->st[i].series) == 0)
+		if (flent_raw_count(f, c->st[i].series) == 0) {
 			flent_series_meta_str(f, c->st[i].series, "MISSING",
 					      "no samples");
+			if (!c->st[i].failed)
+				suite_collect_fail(c, "%s (%s): no samples",
+						   fl->series, fl->id);
+		}
 	}
+	if (c->outside)
+		suite_collect_fail(c,
+				   "%zu samples timed outside the run (unix "
+				   "%.3f + %.0f s): the agents' clock is not "
+				   "the one the run started in",
+				   c->outside, c->t0, plan->total_s);
 	*res = c->res;
 	free(c->st);
 	free(c);
@@ -495,6 +511,35 @@ static int command(struct suite_agent *a, const char *cmd, double timeout,
 	return 0;
 }
 
+/* The agent's clock from its hello reply ("... clock=T"), and the
+ * controller's clock at the middle of that round trip. An agent that does
+ * not say its clock is taken to share the controller's. */
+static int agent_clock(struct suite_agent *a, double timeout, double *agent_t,
+		       double *local_t, struct al_err *err)
+{
+	char reply[AGENT_LINE_MAX];
+	double sent = now_unix();
+	const char *k;
+	char *end;
+
+	if (command(a, "hello", timeout, reply, sizeof(reply), err))
+		return -1;
+	*local_t = (sent + now_unix()) / 2;
+	*agent_t = *local_t;
+	if (strncmp(reply, "ok hello", 8))
+		return al_errf(err, "agent %s: hello answered '%.100s'",
+			       a->host, reply);
+	if ((k = strstr(reply, " clock="))) {
+		double t = strtod(k + 7, &end);
+
+		if (end == k + 7 || !(t > 0))
+			return al_errf(err, "agent %s: bad clock in '%.100s'",
+				       a->host, reply);
+		*agent_t = t;
+	}
+	return 0;
+}
+
 int suite_run(const struct suite_plan *plan, struct suite_agent *server,
 	      struct suite_agent *stations, const struct suite_run_opts *o,
 	      struct flent_file **out, struct suite_outcome *res,
@@ -550,9 +595,19 @@ int suite_run(const struct suite_plan *plan, struct suite_agent *server,
 					   plan->flows[i].series, a->host,
 					   reply);
 	}
-	/* The start time is absolute, so agents whose `start` arrives a bit
-	 * later still start together (same clock inside one DUT). */
-	t0 = floor((now_unix() + lead) * 1000) / 1000;
+	/* The start time is absolute and in the agents' clock (which a
+	 * guest under QEMU icount keeps apart from ours), so agents whose
+	 * `start` arrives a bit later still start together. */
+	double agent_t, local_t;
+
+	if (n_st && agent_clock(&stations[0], rto, &agent_t, &local_t, err)) {
+		suite_collect_fail(c, "station %s: clock: %s", stations[0].host,
+				   err->msg);
+		agent_t = local_t = now_unix();
+	} else if (!n_st)
+		agent_t = local_t = now_unix();
+	c->res.clock_offset_s = agent_t - local_t;
+	t0 = floor((agent_t + lead) * 1000) / 1000;
 	c->t0 = t0;
 	flent_set_t0(c->f, t0);
 	snprintf(line, sizeof(line), "start %lld %.3f %u",
@@ -570,8 +625,11 @@ int suite_run(const struct suite_plan *plan, struct suite_agent *server,
 	}
 
 	/* Collect until every station said done; the agents stop their own
-	 * flows at the end, so this waits the run plus their linger. */
-	double deadline = t0 + plan->total_s + 30;
+	 * flows at the end, so this waits the run plus their linger. Their
+	 * clock may run slower than ours (a guest under icount), so the wait
+	 * lasts while they still talk: 30 s of silence after the run's end
+	 * by our clock is a stuck agent. */
+	double deadline = now_unix() + (t0 - agent_t) + plan->total_s + 30;
 	size_t left = 0;
 
 	for (size_t s = 0; s < n_st; s++)
@@ -607,8 +665,9 @@ int suite_run(const struct suite_plan *plan, struct suite_agent *server,
 				if (!stations[s].done)
 					suite_collect_fail(
 					    c,
-					    "station %s: no 'done' within %.0f "
-					    "s of the run's end",
+					    "station %s: no 'done', silent "
+					    "%.0f "
+					    "s after the run's end",
 					    stations[s].host, 30.0);
 			break;
 		}
@@ -625,6 +684,8 @@ int suite_run(const struct suite_plan *plan, struct suite_agent *server,
 				stations[s].done = 1;
 				left--;
 			}
+			if (now_unix() + 30 > deadline)
+				deadline = now_unix() + 30;
 		}
 	}
 	*out = suite_collector_finish(c, res);

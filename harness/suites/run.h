@@ -47,7 +47,8 @@ struct suite_outcome {
 	double *flow_mbps;
 	double up_mbps, down_mbps; /* mean total goodput per direction */
 	double up_jain, down_jain; /* over per-flow mean goodput */
-	double t0_unix;
+	double t0_unix;		   /* run start, in the agents' clock */
+	double clock_offset_s;	   /* agents' clock minus the controller's */
 };
 
 /* Runs the plan; on return *out holds the Flent result (write it with

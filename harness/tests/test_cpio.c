@@ -307,6 +307,25 @@ static void flash_spare_radios(void **state)
 	out = run_ok("cat '%s'/state/dut1/flash/variant", f->dir);
 	assert_string_equal(out, "stock-6.1\n");
 	free(out);
+
+	/* hw_crypto: the radios' CCMP engine on or off, said in cell.conf
+	 * (the image's init turns it into hwsim's hwcrypto). */
+	static char off[] = "off", maybe[] = "maybe";
+	img.variant = "stock-6.1";
+	snprintf(p->key, sizeof(p->key), "hw_crypto");
+	p->value = off;
+	if (flash_qemu_image_ops.flash(&f->t, &img, NULL, &err) < 0)
+		fail_msg("%s", err.msg);
+	out = run_ok("cd '%s'/state/dut1/flash && tail -c +%lld initrd.img | "
+		     "cpio -i --quiet --to-stdout etc/airlab/cell.conf",
+		     f->dir, (long long)aligned + 1);
+	assert_string_equal(out, "STATIONS=1\nAIRLAB_HW_CRYPTO='0'\n");
+	free(out);
+	p->value = maybe;
+	assert_int_equal(flash_qemu_image_ops.flash(&f->t, &img, NULL, &err),
+			 -1);
+	assert_non_null(strstr(
+	    err.msg, "lab.yaml:9: dut1: hw_crypto 'maybe' is not on or"));
 	f->host.flash.nparams = 0;
 }
 

@@ -328,6 +328,42 @@ static void test_queue_bounds(void **state)
 	med_free(&m);
 }
 
+/* With the radios' crypto engine (hwsim hwcrypto) a protected frame
+ * reaches the medium without its MIC: -m puts those bytes back on air,
+ * and only on protected frames. */
+static void test_mic_bytes_on_protected_frames(void **state)
+{
+	static struct medium m;
+	struct rec r;
+	uint8_t b[1600];
+	int64_t air[3];
+	(void)state;
+
+	for (int k = 0; k < 3; k++) {
+		setup_medium(&m, &r, 5, false);
+		m.conf.mic_bytes = k ? 8 : 0;
+		/* 1516 bytes: the MIC's 64 bits need one more symbol */
+		qos_frame(b, 1516, 0);
+		if (k == 2)
+			b[1] |= 0x40; /* Protected */
+		assert_int_equal(
+		    med_frame_in(&m, 0, 1, b, 1516, 1, 2437, 1, mcs7), 0);
+		run_until_idle(&m);
+		assert_int_equal(r.acked, 1);
+		air[k] = m.radio[1].tx.airtime_us;
+		med_free(&m);
+	}
+	struct mdl_rate ht7;
+
+	assert_int_equal(mdl_rate_ht(7, 20, false, &ht7), 0);
+	/* Same seed, same backoff: only the PPDU differs, by the MIC. */
+	assert_true(air[0] == air[1]);
+	assert_int_equal(air[2] - air[0],
+			 mdl_ppdu_us(&ht7, MDL_BAND_2G, 1516 + 4 + 8) -
+			     mdl_ppdu_us(&ht7, MDL_BAND_2G, 1516 + 4));
+	assert_int_equal(air[2] - air[0], 4);
+}
+
 static void test_unreachable_uses_all_retries(void **state)
 {
 	static struct medium m;
@@ -471,6 +507,7 @@ int main(void)
 	    cmocka_unit_test(test_per),
 	    cmocka_unit_test(test_link_budget),
 	    cmocka_unit_test(test_queue_bounds),
+	    cmocka_unit_test(test_mic_bytes_on_protected_frames),
 	    cmocka_unit_test(test_unreachable_uses_all_retries),
 	    cmocka_unit_test(test_ampdu_grouping),
 	    cmocka_unit_test(test_lag_histogram),

@@ -336,6 +336,30 @@ static void collector_builds_series_and_marks_failures(void **state)
 	assert_non_null(strstr(res.reasons, "no summary"));
 	assert_int_equal(res.flows_connected, 0);
 	flent_free(f);
+
+	/* Samples in another clock than the run's (a guest under icount
+	 * started in the controller's clock) are not lost in silence: the
+	 * run is partial and says so, as is a flow without samples. */
+	c = suite_collector_new(&plan, t0, &err);
+	suite_collect_line(c, 0, "e up0 1700090005.0 connected 0.3 ms", &err);
+	for (int k = 1; k <= 3; k++) {
+		snprintf(line, sizeof(line), "s up0 %.3f 50.0 dur=0.2",
+			 t0 + 90005 + 0.2 * k);
+		assert_int_equal(suite_collect_line(c, 0, line, &err), 0);
+	}
+	suite_collect_line(c, 0, "sum up0 bytes=1 connected=1 failed=0", &err);
+	f = suite_collector_finish(c, &res);
+	assert_true(res.partial);
+	assert_non_null(strstr(res.reasons, "3 samples timed outside the run"));
+	flent_free(f);
+
+	c = suite_collector_new(&plan, t0, &err);
+	suite_collect_line(c, 0, "e up0 1700000005.0 connected 0.3 ms", &err);
+	suite_collect_line(c, 0, "sum up0 bytes=0 connected=1 failed=0", &err);
+	f = suite_collector_finish(c, &res);
+	assert_true(res.partial);
+	assert_non_null(strstr(res.reasons, "TCP upload (up0): no samples"));
+	flent_free(f);
 	suite_plan_free(&plan);
 }
 

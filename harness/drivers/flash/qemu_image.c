@@ -12,6 +12,9 @@
  * that many times slower than the host's, so that the simulated air and
  * not the guest's emulated CPU is the cell's bottleneck
  * (harness/medium/README.md).
+ * Setting: hw_crypto (on): the radios encrypt CCMP themselves, as ath9k
+ * and ath10k do (hwsim's hwcrypto), instead of the guest's CPU for every
+ * frame; off: mac80211's software CCMP, stock hwsim.
  *
  * The new image is assembled in flash.new/ and swapped in with one rename,
  * so an interrupted flash never leaves a half image behind. */
@@ -32,7 +35,8 @@
 
 #define COPY_CHUNK (1u << 20)
 
-static const char *const known[] = {"spare_radios", "medium_time_scale"};
+static const char *const known[] = {"spare_radios", "medium_time_scale",
+				    "hw_crypto"};
 
 /* Appends printf output to the malloc'd string *s; -1 out of memory. */
 __attribute__((format(printf, 2, 3))) static int append(char **s,
@@ -305,6 +309,7 @@ static int qemu_image_flash(const struct drv_target *t,
 	    lab_param_entry(t->binding, "spare_radios");
 	const struct lab_param *scale =
 	    lab_param_entry(t->binding, "medium_time_scale");
+	const struct lab_param *hwc = lab_param_entry(t->binding, "hw_crypto");
 	int nspare = 0;
 	double tscale = 1;
 
@@ -352,6 +357,10 @@ static int qemu_image_flash(const struct drv_target *t,
 				       t->lab->path, scale->line, dev,
 				       scale->value);
 	}
+	if (hwc && strcmp(hwc->value, "on") && strcmp(hwc->value, "off"))
+		return al_errf(err,
+			       "%s:%d: %s: hw_crypto '%s' is not on or off",
+			       t->lab->path, hwc->line, dev, hwc->value);
 	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
 			       err) < 0)
 		return -1;
@@ -360,7 +369,9 @@ static int qemu_image_flash(const struct drv_target *t,
 	    (spare &&
 	     append(&conf, "AIRLAB_SPARE_RADIOS='%d'\n", nspare) < 0) ||
 	    (scale &&
-	     append(&conf, "AIRLAB_MEDIUM_ARGS='-T %g'\n", tscale) < 0))
+	     append(&conf, "AIRLAB_MEDIUM_ARGS='-T %g'\n", tscale) < 0) ||
+	    (hwc && append(&conf, "AIRLAB_HW_CRYPTO='%d'\n",
+			   !strcmp(hwc->value, "on")) < 0))
 		return al_errf(err, "%s: out of memory", dev);
 	if (need_file(dev, src_kernel, err) < 0 ||
 	    need_file(dev, src_initrd, err) < 0 ||

@@ -39,7 +39,8 @@
 #define STDERR_KEEP	       2048
 
 static const char *const known_settings[] = {
-    "memory_mb", "cpus", "ssh_forward", "qemu", "accel", "append", "cpu",
+    "memory_mb", "cpus", "ssh_forward",	 "qemu",	 "accel",
+    "append",	 "cpu",	 "icount_shift", "icount_sleep",
 };
 
 struct power_dev {
@@ -56,6 +57,7 @@ struct power_dev {
 	char append[1024];
 	long memory_mb;
 	long cpus;
+	char icount[64];   /* QEMU -icount value; empty: wall-clock time */
 	char fwd_host[64]; /* empty: no ssh forward */
 	int fwd_port;
 };
@@ -119,6 +121,45 @@ static int parse_forward(struct power_dev *d, const char *v, struct al_err *err)
 	return 0;
 }
 
+/* Virtual time (QEMU icount): the guest's clock advances 2^shift ns per
+ * instruction, so the guest sees a CPU of fixed speed however fast the
+ * host emulates it, and the medium's air, timed by the guest's clock,
+ * keeps pace with that CPU. sleep=off skips the guest's idle time. */
+static int parse_icount(struct power_dev *d, const struct drv_target *t,
+			struct al_err *err)
+{
+	const char *shift = lab_param(t->binding, "icount_shift");
+	const char *sleep = lab_param(t->binding, "icount_sleep");
+	char *end;
+	long n;
+
+	if (!shift) {
+		if (sleep)
+			return al_errf(err,
+				       "%s: icount_sleep is set without "
+				       "icount_shift",
+				       d->name);
+		return 0;
+	}
+	errno = 0;
+	n = strtol(shift, &end, 10);
+	if (errno || end == shift || *end || n < 0 || n > 10)
+		return al_errf(err,
+			       "%s: icount_shift '%s' is not a number 0..10 "
+			       "(2^shift ns of guest time per instruction)",
+			       d->name, shift);
+	if (sleep && strcmp(sleep, "on") && strcmp(sleep, "off"))
+		return al_errf(err, "%s: icount_sleep '%s' is not on or off",
+			       d->name, sleep);
+	if (strcmp(d->accel, "tcg"))
+		return al_errf(err,
+			       "%s: icount_shift needs accel tcg, not '%s'",
+			       d->name, d->accel);
+	snprintf(d->icount, sizeof(d->icount), "shift=%ld,sleep=%s", n,
+		 sleep ? sleep : "on");
+	return 0;
+}
+
 static int qemu_open(struct power_dev **out, const struct drv_target *t,
 		     struct al_err *err)
 {
@@ -153,6 +194,8 @@ static int qemu_open(struct power_dev **out, const struct drv_target *t,
 	v = lab_param(t->binding, "cpu");
 	if (copy_setting(d->cpu, sizeof(d->cpu), v ? v : "qemu64", "cpu",
 			 d->name, err) < 0)
+		goto fail;
+	if (parse_icount(d, t, err) < 0)
 		goto fail;
 	v = lab_param(t->binding, "append");
 	if (copy_setting(d->append, sizeof(d->append), v ? v : "", "append",
@@ -621,6 +664,10 @@ static int power_on(struct power_dev *d, struct al_err *err)
 	argv[argc++] = d->accel;
 	argv[argc++] = "-cpu";
 	argv[argc++] = d->cpu;
+	if (d->icount[0]) {
+		argv[argc++] = "-icount";
+		argv[argc++] = d->icount;
+	}
 	argv[argc++] = "-nodefaults";
 	argv[argc++] = "-display";
 	argv[argc++] = "none";

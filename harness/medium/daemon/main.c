@@ -638,6 +638,10 @@ static void usage(FILE *f)
 	    "  -w, --wait MS          wait for mac80211_hwsim this long (0)\n"
 	    "  -T, --time-scale K     medium time runs K times slower than "
 	    "the host's (1)\n"
+	    "  -m, --mic-bytes N      bytes a radio's crypto engine appends "
+	    "to a protected frame\n"
+	    "                         on air (hwsim hwcrypto: 8 for CCMP) "
+	    "(0)\n"
 	    "  -v, --verbose\n"
 	    "  -C, --command LINE     send LINE to a running daemon, print "
 	    "the reply\n",
@@ -660,14 +664,21 @@ static int parse_num(const char *opt, const char *v, double lo, double hi,
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-	    {"conf", 1, 0, 'c'},	{"socket", 1, 0, 's'},
-	    {"tx-power", 1, 0, 'p'},	{"no-ampdu", 0, 0, 'A'},
-	    {"ampdu-max", 1, 0, 'n'},	{"ampdu-max-us", 1, 0, 'L'},
-	    {"queue-limit", 1, 0, 'q'}, {"seed", 1, 0, 'S'},
-	    {"wait", 1, 0, 'w'},	{"verbose", 0, 0, 'v'},
-	    {"help", 0, 0, 'h'},	{"command", 1, 0, 'C'},
-	    {"time-scale", 1, 0, 'T'},	{0, 0, 0, 0}};
+	static const struct option lo[] = {{"conf", 1, 0, 'c'},
+					   {"socket", 1, 0, 's'},
+					   {"tx-power", 1, 0, 'p'},
+					   {"no-ampdu", 0, 0, 'A'},
+					   {"ampdu-max", 1, 0, 'n'},
+					   {"ampdu-max-us", 1, 0, 'L'},
+					   {"queue-limit", 1, 0, 'q'},
+					   {"seed", 1, 0, 'S'},
+					   {"wait", 1, 0, 'w'},
+					   {"verbose", 0, 0, 'v'},
+					   {"help", 0, 0, 'h'},
+					   {"command", 1, 0, 'C'},
+					   {"time-scale", 1, 0, 'T'},
+					   {"mic-bytes", 1, 0, 'm'},
+					   {0, 0, 0, 0}};
 	const char *command = NULL;
 	static struct daemon dm;
 	const char *conf = "/etc/airlab/cell.conf";
@@ -682,7 +693,7 @@ int main(int argc, char **argv)
 	mc.seed = (uint64_t)mono_ns() ^ ((uint64_t)getpid() << 32);
 	dm.sock_path = "/run/airlab/medium.sock";
 	dm.time_scale = 1;
-	while ((o = getopt_long(argc, argv, "c:s:p:An:L:q:S:w:vhC:T:", lo,
+	while ((o = getopt_long(argc, argv, "c:s:p:An:L:q:S:w:vhC:T:m:", lo,
 				NULL)) != -1) {
 		switch (o) {
 		case 'c':
@@ -735,6 +746,11 @@ int main(int argc, char **argv)
 				      &dm.time_scale) < 0)
 				return 2;
 			mc.time_scale = dm.time_scale;
+			break;
+		case 'm':
+			if (parse_num("--mic-bytes", optarg, 0, 16, &v) < 0)
+				return 2;
+			mc.mic_bytes = (int)v;
 			break;
 		case 'C':
 			command = optarg;
