@@ -215,7 +215,7 @@ double airtime_shares(const struct airtime_snap *d, double *share)
 
 /* ---- reading the sources on a running cell -------------------------- */
 
-static void snap_medium(const struct cell *c, struct airtime_both *o)
+void airtime_snapshot_medium(const struct cell *c, struct airtime_both *o)
 {
 	const struct lab_atten *a =
 	    atten_find_driver(&c->lab, atten_medium_ops.name);
@@ -286,6 +286,6 @@ void airtime_snapshot(struct dut *d, const struct cell *c,
 		      struct airtime_both *out)
 {
 	out->why_medium[0] = out->why_nl[0] = 0;
-	snap_medium(c, out);
+	airtime_snapshot_medium(c, out);
 	snap_nl(d, c, rows, nrows, out);
 }

@@ -72,5 +72,7 @@ struct airtime_both {
 void airtime_snapshot(struct dut *d, const struct cell *c,
 		      const struct station_row *rows, int nrows,
 		      struct airtime_both *out);
+/* Only the medium's counters (one command to the DUT): out->medium. */
+void airtime_snapshot_medium(const struct cell *c, struct airtime_both *out);
 
 #endif

@@ -136,7 +136,23 @@ struct run_airtime {
 	struct airtime_snap delta;
 	double share[TOPO_MAX_STATIONS], jain;
 	char why[1100];
+	/* The channel between the load's start and end (medium only). */
+	bool load_ok;
+	struct airtime_snap load;
 };
+
+/* Medium counters at the load's start and end (suite_run's on_load). */
+struct load_probe {
+	const struct cell *c;
+	struct airtime_both at[2];
+};
+
+static void load_snapshot(void *ctx, int end)
+{
+	struct load_probe *p = ctx;
+
+	airtime_snapshot_medium(p->c, &p->at[end ? 1 : 0]);
+}
 
 struct run_record {
 	const char *id, *status, *reasons, *flent_file;
@@ -196,6 +212,11 @@ static void airtime_print(FILE *fp, const struct cell *c,
 			100.0 * r->delta.chan_busy_us /
 			    r->delta.chan_elapsed_us,
 			r->delta.time_scale);
+	if (r->load_ok)
+		fprintf(fp, "  %-28s %9.1f%% (%.1f s of medium time)\n",
+			"channel busy under load",
+			100.0 * r->load.chan_busy_us / r->load.chan_elapsed_us,
+			r->load.chan_elapsed_us / 1e6);
 }
 
 static json_t *airtime_json(const struct cell *c, const struct run_airtime *r)
@@ -228,6 +249,15 @@ static json_t *airtime_json(const struct cell *c, const struct run_airtime *r)
 			      r->delta.chan_busy_us, "busy",
 			      r->delta.chan_busy_us / r->delta.chan_elapsed_us,
 			      "time_scale", r->delta.time_scale));
+	/* The same between the load's start and end, as the agents' first
+	 * samples past each said it. */
+	if (r->delta.chan_have && r->load_ok)
+		json_object_set_new(
+		    json_object_get(o, "channel"), "load",
+		    json_pack("{s:f, s:f, s:f}", "elapsed_us",
+			      r->load.chan_elapsed_us, "busy_us",
+			      r->load.chan_busy_us, "busy",
+			      r->load.chan_busy_us / r->load.chan_elapsed_us));
 	return o;
 }
 
@@ -607,10 +637,24 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 		nagents =
 		    spawn_agents(&d, &c, &remote, &server, sta, pids, &err);
 	if (nagents == c.topo.nstations + 1) {
+		struct load_probe *lp = calloc(1, sizeof(*lp));
 		struct suite_run_opts ro = {
 		    .server_addr = remote.server_open ? c.topo.server.address
-						      : SERVER_ADDR};
+						      : SERVER_ADDR,
+		    .on_load = lp ? load_snapshot : NULL,
+		    .load_ctx = lp};
+
+		if (lp)
+			lp->c = &c;
 		rc = suite_run(&plan, &server, sta, &ro, &f, &res, &err);
+		if (lp && lp->at[0].medium.n > 0 && lp->at[1].medium.n > 0) {
+			airtime_delta(&lp->at[0].medium, &lp->at[1].medium,
+				      &rec.air[0].load);
+			rec.air[0].load_ok =
+			    rec.air[0].load.chan_have &&
+			    rec.air[0].load.chan_elapsed_us > 0;
+		}
+		free(lp);
 	} else {
 		rc = -1;
 	}

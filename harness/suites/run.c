@@ -540,6 +540,33 @@ static int agent_clock(struct suite_agent *a, double timeout, double *agent_t,
 	return 0;
 }
 
+/* The time of a sample line ("s ID T ..."), NaN for other lines. */
+static double sample_time(const char *line)
+{
+	const char *p;
+
+	if (strncmp(line, "s ", 2) || !(p = strchr(line + 2, ' ')))
+		return NAN;
+	return strtod(p + 1, NULL);
+}
+
+/* Tells o->on_load when a sample crosses the load's start or end. */
+static void load_phase(const struct suite_run_opts *o,
+		       const struct suite_plan *plan, double t0, double t,
+		       int *phase)
+{
+	if (!o->on_load || !(plan->length_s > 0) || !isfinite(t))
+		return;
+	if (*phase == 0 && t >= t0 + plan->delay_s) {
+		o->on_load(o->load_ctx, 0);
+		*phase = 1;
+	}
+	if (*phase == 1 && t >= t0 + plan->delay_s + plan->length_s) {
+		o->on_load(o->load_ctx, 1);
+		*phase = 2;
+	}
+}
+
 int suite_run(const struct suite_plan *plan, struct suite_agent *server,
 	      struct suite_agent *stations, const struct suite_run_opts *o,
 	      struct flent_file **out, struct suite_outcome *res,
@@ -631,6 +658,7 @@ int suite_run(const struct suite_plan *plan, struct suite_agent *server,
 	 * by our clock is a stuck agent. */
 	double deadline = now_unix() + (t0 - agent_t) + plan->total_s + 30;
 	size_t left = 0;
+	int phase = 0;
 
 	for (size_t s = 0; s < n_st; s++)
 		left += !stations[s].done;
@@ -651,6 +679,8 @@ int suite_run(const struct suite_plan *plan, struct suite_agent *server,
 				}
 				if (suite_collect_line(c, s, reply, &e2))
 					suite_collect_fail(c, "%s", e2.msg);
+				load_phase(o, plan, t0, sample_time(reply),
+					   &phase);
 			}
 			if (!stations[s].done && np < 64) {
 				p[np].fd = stations[s].from_fd;

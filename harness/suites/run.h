@@ -33,6 +33,12 @@ struct suite_run_opts {
 	unsigned udp_port;	 /* 0 = 5202 */
 	double start_lead_s;	 /* start this far in the future; 0 = 1 s */
 	double reply_timeout_s;	 /* per command reply; 0 = 10 s */
+	/* Called once when the agents' samples reach the load's start
+	 * (end = 0) and once when they pass its end (end = 1), as seen by
+	 * the first sample timed at or after it: what the lab measures
+	 * there covers the load, not the run's idle lead and linger. */
+	void (*on_load)(void *ctx, int end);
+	void *load_ctx;
 };
 
 /* What happened, for the summary table and run.json. */

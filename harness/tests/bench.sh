@@ -4,14 +4,16 @@
 #          16 stations, median of 3 runs each;
 #  medium: airlab-medium's goodput vs the model and its frames/s;
 #  suites: issue 4's acceptance figures, rrul and flows100 on stock-6.1
-#          and mac80211-6.12 with 4 stations.
-# AIRLAB_BENCH_PART=assoc|medium|suites runs one part.
+#          and mac80211-6.12 with 4 stations;
+#  airbound: the channel's busy fraction under load, goodput against the
+#          model, on lab/virtual-airbound.yaml and lab/virtual.yaml.
+# AIRLAB_BENCH_PART=assoc|medium|suites|airbound runs one part.
 set -u
 . "$(dirname "$0")/lib.sh"
 
 work=$(mktemp -d /tmp/airlab-bench.XXXXXX)
 lab=$(make_test_lab "$work")
-trap '"$AIRLAB" --lab "$lab" down >/dev/null 2>&1; rm -rf "$work"' EXIT
+trap '"$AIRLAB" --lab "$lab" down >/dev/null 2>&1; [ -z "${ablab:-}" ] || "$AIRLAB" --lab "$ablab" down >/dev/null 2>&1; rm -rf "$work"' EXIT
 variant=${AIRLAB_BENCH_VARIANT:-mac80211-6.12}
 runs=${AIRLAB_BENCH_RUNS:-3}
 part() { [ "${AIRLAB_BENCH_PART:-all}" = all ] || [ "${AIRLAB_BENCH_PART:-all}" = "$1" ]; }
@@ -74,6 +76,57 @@ if part suites; then
 				echo "suites: $suite on $v: no run.json ($(tail -1 "$work/$suite-$v.out"))"
 			fi
 		done
+	done
+fi
+# ---- the air as the bottleneck (issue 21) ---------------------------------
+# lab/virtual-airbound.yaml (QEMU icount, cpu max, the radios' own CCMP)
+# against lab/virtual.yaml (wall-clock TCG), tcp_ndown 20 s on 4 stations:
+# the channel's busy fraction between the load's start and end, the total
+# goodput against the model's prediction at the rate minstrel settled on
+# (A-MPDU of 32), the median latency under load.
+airbound_figures() {
+	python3 - "$1" "$AIRLAB" <<'EOF'
+import json, subprocess, sys
+d = json.load(open(sys.argv[1]))
+s = d.get("summary") or {}
+ch = ((d.get("airtime") or {}).get("medium") or {}).get("channel") or {}
+load = ch.get("load") or {}
+rates = sorted({l.get("tx_rate") for l in d.get("link") or [] if l.get("tx_rate")})
+pred = None
+if len(rates) == 1 and rates[0].startswith("MCS "):
+    out = subprocess.run([sys.argv[2], "medium", "predict", rates[0].replace(" ", "") + "/20",
+                          "--ampdu", "32"], capture_output=True, text=True).stdout
+    for w in out.split():
+        if w.startswith("goodput_mbps="):
+            pred = float(w.split("=")[1])
+g = s.get("down_mbps") or 0
+print("%s, channel busy under load %s (whole run %s), goodput %.1f Mbit/s%s, latency median %s ms"
+      % (d["status"], "%.1f%%" % (100 * load["busy"]) if "busy" in load else "?",
+         "%.1f%%" % (100 * ch["busy"]) if "busy" in ch else "?", g,
+         " = %.0f%% of the model's %.1f at %s" % (100 * g / pred, pred, rates[0]) if pred else
+         " (rates %s)" % ", ".join(rates),
+         "%.1f" % s["latency_median_ms"] if isinstance(s.get("latency_median_ms"), (int, float)) else "?"))
+EOF
+}
+if part airbound; then
+	mkdir -p "$work/ab"
+	ablab=$(make_test_lab "$work/ab" "$ROOT/lab/virtual-airbound.yaml")
+	for l in "$ablab" "$lab"; do
+		name=$(sed -n 's/^lab: //p' "$l")
+		for v in mac80211-6.12 stock-6.1; do
+			"$AIRLAB" --lab "$l" down >/dev/null 2>&1
+			start=$(date +%s)
+			"$AIRLAB" --lab "$l" run tcp_ndown --length 20 --variant "$v" \
+				--out "$work/ab/res" >"$work/ab/$name-$v.out" 2>&1
+			dir=$(ls -d "$work/ab/res"/*-"tcp_ndown-$v" 2>/dev/null | tail -1)
+			if [ -s "$dir/run.json" ]; then
+				echo "airbound: $name, $v, tcp_ndown 4 stations: $(airbound_figures "$dir/run.json"); $(($(date +%s) - start)) s wall with boot"
+			else
+				echo "airbound: $name, $v: no run.json ($(tail -1 "$work/ab/$name-$v.out"))"
+			fi
+			rm -rf "$dir"
+		done
+		"$AIRLAB" --lab "$l" down >/dev/null 2>&1
 	done
 fi
 part medium || exit 0

@@ -7,7 +7,8 @@
 # attenuation steps, a station that loses the link at high attenuation
 # comes back when it drops again; then latency under load and airtime
 # fairness on mac80211-6.12 against stock-6.1, and goodput at a fixed
-# 802.11g 12 Mb/s against the model's own prediction.
+# 802.11g 12 Mb/s against the model's own prediction; last, the air-bound
+# lab (QEMU icount, the radios' own CCMP).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -17,6 +18,7 @@ al() { "$AIRLAB" --lab "$lab" "$@"; }
 dsh() { al shell dut1 -- sh -c "$1"; }
 cleanup() {
 	al down >/dev/null 2>&1
+	[ -z "${ablab:-}" ] || "$AIRLAB" --lab "$ablab" down >/dev/null 2>&1
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -290,5 +292,39 @@ check "on stock-6.1 the packets waited in qdisc + driver ring (${backlog_old:-?}
 	test $((${backlog_old:-0} + ${mq_old:-0})) -gt 200
 check "on 6.12 the medium held few frames (${mq_new:-?}): they waited in mac80211's queues" \
 	test -n "$mq_new" -a "${mq_new:-999}" -le 64
+
+# ---- the air as the bottleneck (issue 21) ---------------------------------
+# lab/virtual-airbound.yaml: the same guest under QEMU icount (its clock
+# is virtual, 1 ns per instruction) with the radios' own CCMP (hwsim
+# hwcrypto, on by default). The run starts in the agents' clock, and the
+# channel's busy fraction between the load's start and end is recorded.
+al down >/dev/null 2>&1
+mkdir -p "$work/ab"
+ablab=$(make_test_lab "$work/ab" "$ROOT/lab/virtual-airbound.yaml")
+ab() { "$AIRLAB" --lab "$ablab" "$@"; }
+if ab up --variant mac80211-6.12 >"$work/abup.out" 2>&1; then
+	check "airbound: QEMU runs with -icount shift=0,sleep=on" \
+		bash -c 'pgrep -af qemu-system | grep -F -- "$1" | grep -q -- "-icount shift=0,sleep=on"' _ "$work/ab/state"
+	check "airbound: hwsim encrypts in the radios (hwcrypto=Y)" \
+		test "$(ab shell dut1 -- cat /sys/module/mac80211_hwsim/parameters/hwcrypto)" = Y
+	ab run tcp_ndown --length 10 --out "$work/abres" >"$work/abrun.out" 2>&1
+	rc=$?
+	rj=$(ls "$work"/abres/*/run.json 2>/dev/null | head -1)
+	check "airbound: tcp_ndown ran complete (exit $rc)" \
+		test $rc -eq 0 -a -n "$rj" -a "$(json_eval "${rj:-/dev/null}" 'd["status"]')" = complete
+	load=$(json_eval "${rj:-/dev/null}" 'd["airtime"]["medium"]["channel"]["load"]["busy"]' 2>/dev/null)
+	whole=$(json_eval "${rj:-/dev/null}" 'd["airtime"]["medium"]["channel"]["busy"]' 2>/dev/null)
+	down=$(json_eval "${rj:-/dev/null}" 'd["summary"]["down_mbps"]' 2>/dev/null)
+	echo "# airbound: channel busy under load ${load:-?}, over the run ${whole:-?}, goodput ${down:-?} Mbit/s"
+	grep -E 'channel busy|goodput down|median' "$work/abrun.out" | sed 's/^/# /'
+	check "airbound: the channel's busy fraction under load (${load:-?}) is recorded and above the whole run's (${whole:-?})" \
+		awk -v l="${load:-0}" -v w="${whole:-1}" 'BEGIN { exit !(l > w && l <= 1) }'
+	check "airbound: the agents' clock offset is recorded" \
+		test -n "$(json_eval "${rj:-/dev/null}" 'd["summary"]["agent_clock_offset_s"]' 2>/dev/null)"
+else
+	cat "$work/abup.out"
+	not_ok "airbound: airlab up (mac80211-6.12)"
+fi
+ab down >/dev/null 2>&1
 
 finish

@@ -10,17 +10,17 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# make_test_lab DIR: writes DIR/lab.yaml, a copy of lab/virtual.yaml with a
+# make_test_lab DIR [LAB]: writes DIR/lab.yaml, a copy of LAB (lab/virtual.yaml) with a
 # state dir under DIR and a free port; prints the path.
 make_test_lab() {
-	local dir=$1 port
+	local dir=$1 src=${2:-$ROOT/lab/virtual.yaml} port
 	port=$(free_port)
 	mkdir -p "$dir/state"
 	sed -e "s#^state_dir:.*#state_dir: $dir/state#" \
 		-e "s#^image_dir:.*#image_dir: $ROOT/build/dut-image#" \
-		-e "s#127.0.0.1:10022#127.0.0.1:$port#" \
-		-e "s#port: 10022#port: $port#" \
-		"$ROOT/lab/virtual.yaml" >"$dir/lab.yaml"
+		-e "s#127.0.0.1:100[0-9][0-9]#127.0.0.1:$port#" \
+		-e "s#port: 100[0-9][0-9]\$#port: $port#" \
+		"$src" >"$dir/lab.yaml"
 	echo "$dir/lab.yaml"
 }
 
