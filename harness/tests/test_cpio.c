@@ -274,6 +274,20 @@ static void flash_appends_cell_conf(void **state)
 	free(out);
 }
 
+/* Flashes img and returns the cell.conf riding after the base initrd
+ * (which ends at aligned). */
+static char *flash_cell_conf(struct flash_fixture *f,
+			     const struct flash_image *img, off_t aligned)
+{
+	struct al_err err = {""};
+
+	if (flash_qemu_image_ops.flash(&f->t, img, NULL, &err) < 0)
+		fail_msg("%s", err.msg);
+	return run_ok("cd '%s'/state/dut1/flash && tail -c +%lld initrd.img | "
+		      "cpio -i --quiet --to-stdout etc/airlab/cell.conf",
+		      f->dir, (long long)aligned + 1);
+}
+
 /* spare_radios: the guest's extra radios ride in cell.conf; a bad value
  * is refused at its line before anything is written. */
 static void flash_spare_radios(void **state)
@@ -291,11 +305,7 @@ static void flash_spare_radios(void **state)
 	p->value = two;
 	p->line = 9;
 	f->host.flash.nparams = 1;
-	if (flash_qemu_image_ops.flash(&f->t, &img, NULL, &err) < 0)
-		fail_msg("%s", err.msg);
-	out = run_ok("cd '%s'/state/dut1/flash && tail -c +%lld initrd.img | "
-		     "cpio -i --quiet --to-stdout etc/airlab/cell.conf",
-		     f->dir, (long long)aligned + 1);
+	out = flash_cell_conf(f, &img, aligned);
 	assert_string_equal(out, "STATIONS=1\nAIRLAB_SPARE_RADIOS='2'\n");
 	free(out);
 
@@ -314,11 +324,7 @@ static void flash_spare_radios(void **state)
 	img.variant = "stock-6.1";
 	snprintf(p->key, sizeof(p->key), "hw_crypto");
 	p->value = off;
-	if (flash_qemu_image_ops.flash(&f->t, &img, NULL, &err) < 0)
-		fail_msg("%s", err.msg);
-	out = run_ok("cd '%s'/state/dut1/flash && tail -c +%lld initrd.img | "
-		     "cpio -i --quiet --to-stdout etc/airlab/cell.conf",
-		     f->dir, (long long)aligned + 1);
+	out = flash_cell_conf(f, &img, aligned);
 	assert_string_equal(out, "STATIONS=1\nAIRLAB_HW_CRYPTO='0'\n");
 	free(out);
 	p->value = maybe;
