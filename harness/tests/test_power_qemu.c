@@ -470,6 +470,30 @@ static void bad_settings_refused(void **state)
 		 sizeof(f->host.power.params[2].key), "ssh_fwd");
 	assert_int_equal(power_qemu_ops.open(&p, &f->power_t, &err), -1);
 	assert_non_null(strstr(err.msg, "unknown setting 'ssh_fwd'"));
+
+	/* Virtual time: a shift QEMU would refuse, a sleep that is neither
+	 * on nor off, and a sleep without a shift are refused before any
+	 * QEMU starts. */
+	snprintf(f->host.power.params[2].key,
+		 sizeof(f->host.power.params[2].key), "ssh_forward");
+	free(f->host.power.params[2].value);
+	f->host.power.params[2].value = strdup("127.0.0.1:1");
+	set_param(&f->host.power, "icount_sleep", "off");
+	assert_int_equal(power_qemu_ops.open(&p, &f->power_t, &err), -1);
+	assert_non_null(strstr(err.msg, "icount_sleep is set without"));
+	set_param(&f->host.power, "icount_shift", "11");
+	assert_int_equal(power_qemu_ops.open(&p, &f->power_t, &err), -1);
+	assert_non_null(strstr(err.msg, "icount_shift '11' is not a number"));
+	free(f->host.power.params[f->host.power.nparams - 1].value);
+	f->host.power.params[f->host.power.nparams - 1].value = strdup("0");
+	free(f->host.power.params[f->host.power.nparams - 2].value);
+	f->host.power.params[f->host.power.nparams - 2].value = strdup("maybe");
+	assert_int_equal(power_qemu_ops.open(&p, &f->power_t, &err), -1);
+	assert_non_null(strstr(err.msg, "icount_sleep 'maybe' is not on or"));
+	free(f->host.power.params[f->host.power.nparams - 2].value);
+	f->host.power.params[f->host.power.nparams - 2].value = strdup("on");
+	assert_int_equal(power_qemu_ops.open(&p, &f->power_t, &err), 0);
+	power_qemu_ops.close(p);
 }
 
 int main(void)
