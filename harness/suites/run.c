@@ -25,6 +25,7 @@ struct suite_collector {
 	struct flow_state *st;
 	double t0;
 	size_t outside; /* samples timed outside the run */
+	double last_t;	/* time of the last line if a sample, else NaN */
 	struct suite_outcome res;
 };
 
@@ -124,8 +125,11 @@ int suite_collect_line(struct suite_collector *c, size_t station,
 	struct agent_out o;
 	int i;
 
+	c->last_t = NAN;
 	if (agent_parse_out(line, &o, err))
 		return al_err_prefix(err, "station %s", host);
+	if (o.type == AGENT_OUT_SAMPLE)
+		c->last_t = o.t;
 	if (o.type == AGENT_OUT_OK || o.type == AGENT_OUT_DONE)
 		return 0;
 	if (o.type == AGENT_OUT_ERR) {
@@ -540,16 +544,6 @@ static int agent_clock(struct suite_agent *a, double timeout, double *agent_t,
 	return 0;
 }
 
-/* The time of a sample line ("s ID T ..."), NaN for other lines. */
-static double sample_time(const char *line)
-{
-	const char *p;
-
-	if (strncmp(line, "s ", 2) || !(p = strchr(line + 2, ' ')))
-		return NAN;
-	return strtod(p + 1, NULL);
-}
-
 /* Tells o->on_load when a sample crosses the load's start or end. */
 static void load_phase(const struct suite_run_opts *o,
 		       const struct suite_plan *plan, double t0, double t,
@@ -679,8 +673,7 @@ int suite_run(const struct suite_plan *plan, struct suite_agent *server,
 				}
 				if (suite_collect_line(c, s, reply, &e2))
 					suite_collect_fail(c, "%s", e2.msg);
-				load_phase(o, plan, t0, sample_time(reply),
-					   &phase);
+				load_phase(o, plan, t0, c->last_t, &phase);
 			}
 			if (!stations[s].done && np < 64) {
 				p[np].fd = stations[s].from_fd;
