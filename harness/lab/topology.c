@@ -17,8 +17,8 @@ static const char *const ap_keys[] = {"host",	    "radio",   "ssid",
 				      "ht",	    "address", NULL};
 static const char *const server_keys[] = {"host", "link", "address", NULL};
 static const char *const station_keys[] = {
-    "name", "host",	  "radio",   "path",	"base_loss_db",
-    "ht",   "passphrase", "address", "gateway", NULL};
+    "name",    "host",	  "radio", "path", "base_loss_db", "ht", "passphrase",
+    "address", "gateway", "count", NULL};
 
 /* WPA2-PSK passphrase: 8..63 printable ASCII characters. */
 static int passphrase_ok(const char *p)
@@ -238,19 +238,100 @@ static int load_server(struct topology *t, struct ydoc *d, yaml_node_t *srv,
 	return check_token(d, srv, "server", "link", t->server.link, err);
 }
 
+/* "$n" in a station entry's name, radio or path stands for the station's
+ * 1-based position in the whole list, so one entry with "count:" writes
+ * many stations (sta$n on radio$n: sta1..sta29 on radio1..radio29). */
+static int expand_position(const char *in, int pos, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	for (const char *p = in; *p;) {
+		int w;
+
+		if (!strncmp(p, "$n", 2)) {
+			w = snprintf(out + o, outlen - o, "%d", pos);
+			p += 2;
+		} else {
+			w = snprintf(out + o, outlen - o, "%c", *p++);
+		}
+		if (w < 0 || (size_t)w >= outlen - o)
+			return -1;
+		o += (size_t)w;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+static int expand_key(struct ydoc *d, yaml_node_t *n, const char *what,
+		      const char *key, int pos, char *out, size_t outlen,
+		      struct al_err *err)
+{
+	char raw[LAB_NAME_MAX];
+
+	if (ydoc_get_str(d, n, key, what, 1, raw, sizeof(raw), err) < 0)
+		return -1;
+	if (!strstr(raw, "$n"))
+		return ydoc_get_str(d, n, key, what, 1, out, outlen, err);
+	if (expand_position(raw, pos, out, outlen) < 0)
+		return ydoc_errf(d, ydoc_get(d, n, key, NULL), err,
+				 "%s: %s '%s' is too long for station %d "
+				 "(at most %zu characters)",
+				 what, key, raw, pos, outlen - 1);
+	return 0;
+}
+
+/* Station entry n's "count:" (default 1): how many stations it writes. */
+static int station_count(struct ydoc *d, yaml_node_t *n, int idx, int *count,
+			 struct al_err *err)
+{
+	char what[64];
+	char num[32];
+	long c;
+
+	snprintf(what, sizeof(what), "station %d", idx + 1);
+	*count = 1;
+	if (ydoc_check_map(d, n, what, station_keys, 10, "keys", err) < 0 ||
+	    ydoc_get_str(d, n, "count", what, 0, num, sizeof(num), err) < 0)
+		return -1;
+	if (!ydoc_get(d, n, "count", NULL))
+		return 0;
+	if (ydoc_parse_long(num, &c) < 0 || c < 1 || c > TOPO_MAX_STATIONS)
+		return ydoc_errf(d, ydoc_get(d, n, "count", NULL), err,
+				 "%s: count '%s' is not a number of stations "
+				 "in 1..%d",
+				 what, num, TOPO_MAX_STATIONS);
+	if (c > 1 && ydoc_get(d, n, "address", NULL))
+		return ydoc_errf(d, ydoc_get(d, n, "address", NULL), err,
+				 "%s: address: names one station's address; "
+				 "write stations with addresses one by one, "
+				 "not with count: %ld",
+				 what, c);
+	*count = (int)c;
+	return 0;
+}
+
+/* Loads station entry n as the station at 1-based position pos (the
+ * entry's count > 1: every position it writes). */
 static int load_station(struct topology *t, struct ydoc *d, yaml_node_t *n,
-			int idx, const struct lab *lab, struct al_err *err)
+			int idx, int count, const struct lab *lab,
+			struct al_err *err)
 {
 	struct topo_station *s = &t->stations[t->nstations];
+	int pos = t->nstations + 1;
 	char what[64];
 	char num[64];
 
 	snprintf(what, sizeof(what), "station %d", idx + 1);
 	s->line = ydoc_line(n);
-	if (ydoc_check_map(d, n, what, station_keys, 9, "keys", err) < 0 ||
-	    ydoc_get_str(d, n, "name", what, 1, s->name, sizeof(s->name), err) <
-		0)
+	if (expand_key(d, n, what, "name", pos, s->name, sizeof(s->name), err) <
+	    0)
 		return -1;
+	if (count > 1 &&
+	    !strstr(ydoc_scalar(ydoc_get(d, n, "name", NULL)), "$n"))
+		return ydoc_errf(d, ydoc_get(d, n, "name", NULL), err,
+				 "%s: count: %d needs $n (the station's "
+				 "position) in name '%s'",
+				 what, count, s->name);
 	if (!ydoc_name_ok(s->name, sizeof(s->name) - 1, "_-", 1))
 		return ydoc_errf(d, ydoc_get(d, n, "name", NULL), err,
 				 "%s: name '%s' must be 1..15 characters of "
@@ -259,9 +340,9 @@ static int load_station(struct topology *t, struct ydoc *d, yaml_node_t *n,
 	snprintf(what, sizeof(what), "station %s", s->name);
 	if (ydoc_get_str(d, n, "host", what, 1, s->host, sizeof(s->host), err) <
 		0 ||
-	    ydoc_get_str(d, n, "radio", what, 1, s->radio, sizeof(s->radio),
-			 err) < 0 ||
-	    ydoc_get_str(d, n, "path", what, 1, s->path, sizeof(s->path), err) <
+	    expand_key(d, n, what, "radio", pos, s->radio, sizeof(s->radio),
+		       err) < 0 ||
+	    expand_key(d, n, what, "path", pos, s->path, sizeof(s->path), err) <
 		0 ||
 	    ydoc_get_str(d, n, "base_loss_db", what, 1, num, sizeof(num), err) <
 		0)
@@ -383,14 +464,19 @@ static int topo_from_doc(struct topology *t, struct ydoc *d,
 	for (int i = 0; i < len; i++) {
 		yaml_node_t *item = yaml_document_get_node(
 		    &d->doc, n->data.sequence.items.start[i]);
+		int count;
 
-		if (i >= TOPO_MAX_STATIONS)
-			return ydoc_errf(d, item, err,
-					 "stations: too many stations (at most "
-					 "%d)",
-					 TOPO_MAX_STATIONS);
-		if (load_station(t, d, item, i, lab, err) < 0)
+		if (station_count(d, item, i, &count, err) < 0)
 			return -1;
+		for (int k = 0; k < count; k++) {
+			if (t->nstations >= TOPO_MAX_STATIONS)
+				return ydoc_errf(d, item, err,
+						 "stations: too many stations "
+						 "(at most %d)",
+						 TOPO_MAX_STATIONS);
+			if (load_station(t, d, item, i, count, lab, err) < 0)
+				return -1;
+		}
 	}
 	return 0;
 }

@@ -41,17 +41,16 @@ one_station_lab_cleanup() {
 	if [ -n "${AIRLAB_KEEP:-}" ]; then echo "# kept $work"; else rm -rf "$work"; fi
 }
 
-# make_topology N FILE: a cell with N stations on dut1.
+# make_topology N FILE: a cell with N stations on dut1 (one entry with
+# count: N, sta1..staN).
 make_topology() {
-	local n=$1 f=$2 i
+	local n=$1 f=$2
 	{
 		echo "cell: cell-${n}sta"
 		echo "ap: {host: dut1, radio: radio0, ssid: airlab-cell, passphrase: airlab-virtual-psk, channel: 6}"
 		echo "server: {host: dut1, link: veth}"
 		echo "stations:"
-		for i in $(seq 1 "$n"); do
-			echo "  - {name: sta$i, host: dut1, radio: radio$i, path: path$i, base_loss_db: 60}"
-		done
+		echo "  - {count: $n, name: sta\$n, host: dut1, radio: radio\$n, path: path\$n, base_loss_db: 60}"
 	} >"$f"
 }
 

@@ -330,22 +330,32 @@ static void station_passphrase(void **state)
 	assert_string_equal(topo->stations[1].passphrase, "");
 }
 
+/* The station list text after a fixed AP and server. */
+static int load_stations(const char *stations, struct al_err *err)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "cell: c\n"
+		 "ap: {host: dut1, radio: radio0, ssid: s, passphrase: "
+		 "12345678, channel: 6}\n"
+		 "server: {host: dut1, link: veth}\n"
+		 "stations:\n%s",
+		 stations);
+	return topology_load_buf(topo, "cell.yaml", text, strlen(text),
+				 repo_lab, err);
+}
+
 /* address: and gateway: (the station's traffic source and router). */
 static int load_addr(const char *extra, struct al_err *err)
 {
-	char text[512];
+	char line[256];
 
-	snprintf(text, sizeof(text),
-		 "cell: addr\n"
-		 "ap: {host: dut1, radio: radio0, ssid: s, passphrase: "
-		 "12345678, channel: 1}\n"
-		 "server: {host: dut1, link: veth}\n"
-		 "stations:\n"
+	snprintf(line, sizeof(line),
 		 "  - {name: s1, host: dut1, radio: r1, path: p1, "
 		 "base_loss_db: 1%s}\n",
 		 extra);
-	return topology_load_buf(topo, "addr.yaml", text, strlen(text), NULL,
-				 err);
+	return load_stations(line, err);
 }
 
 static void station_address(void **state)
@@ -360,7 +370,7 @@ static void station_address(void **state)
 	assert_int_equal(load_addr("", &err), 0);
 	assert_string_equal(topo->stations[0].address, "");
 	assert_int_equal(load_addr(", address: 10.42.0.63", &err), -1);
-	assert_err_at(&err, "addr.yaml", 5,
+	assert_err_at(&err, "cell.yaml", 5,
 		      "station s1: address '10.42.0.63' is not an IPv4 "
 		      "address/prefix (10.42.0.63/24)");
 	assert_int_equal(load_addr(", address: 10.42.0.300/24", &err), -1);
@@ -368,10 +378,10 @@ static void station_address(void **state)
 	assert_int_equal(load_addr(", address: 10.42.0.3/", &err), -1);
 	assert_int_equal(
 	    load_addr(", address: 10.42.0.3/24, gateway: router", &err), -1);
-	assert_err_at(&err, "addr.yaml", 5,
+	assert_err_at(&err, "cell.yaml", 5,
 		      "station s1: gateway 'router' is not an IPv4 address");
 	assert_int_equal(load_addr(", gateway: 10.42.0.1", &err), -1);
-	assert_err_at(&err, "addr.yaml", 5,
+	assert_err_at(&err, "cell.yaml", 5,
 		      "station s1: gateway: needs address:");
 
 	/* The traffic server's address. */
@@ -434,6 +444,99 @@ static void radios_are_per_host(void **state)
 		      "has: ap1, sta-host)");
 	lab_free(lab);
 	free(lab);
+}
+
+/* "count:" writes one station per position, $n the 1-based position in
+ * the whole list; an entry after it goes on numbering. */
+static void station_count_expands(void **state)
+{
+	struct al_err err;
+
+	(void)state;
+	if (load_stations("  - count: 29\n"
+			  "    name: sta$n\n"
+			  "    host: dut1\n"
+			  "    radio: radio$n\n"
+			  "    path: path$n\n"
+			  "    base_loss_db: 50\n"
+			  "  - {name: edge, host: dut1, radio: radio$n, path: "
+			  "p$nx, base_loss_db: 112, count: 1}\n",
+			  &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(topo->nstations, 30);
+	assert_string_equal(topo->stations[0].name, "sta1");
+	assert_string_equal(topo->stations[28].name, "sta29");
+	assert_string_equal(topo->stations[28].radio, "radio29");
+	assert_string_equal(topo->stations[28].path, "path29");
+	assert_int_equal(topo->stations[28].line, 5);
+	assert_true(topo->stations[28].base_loss_db == 50);
+	assert_string_equal(topo->stations[29].name, "edge");
+	assert_string_equal(topo->stations[29].radio, "radio30");
+	assert_string_equal(topo->stations[29].path, "p30x");
+	assert_int_equal(topo->stations[29].line, 11);
+
+	/* 128 in one entry; one more is too many, at the entry's line. */
+	if (load_stations("  - {count: 128, name: s$n, host: dut1, radio: "
+			  "radio$n, path: p$n, base_loss_db: 1}\n",
+			  &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(topo->nstations, 128);
+	assert_string_equal(topo->stations[127].radio, "radio128");
+	assert_int_equal(load_stations("  - {count: 100, name: s$n, host: "
+				       "dut1, radio: radio$n, path: p$n, "
+				       "base_loss_db: 1}\n"
+				       "  - {count: 29, name: t$n, host: "
+				       "dut1, radio: radio$n, path: p$n, "
+				       "base_loss_db: 1}\n",
+				       &err),
+			 -1);
+	assert_err_at(&err, "cell.yaml", 6, "too many stations (at most 128)");
+}
+
+static void station_count_refused(void **state)
+{
+	static const struct {
+		const char *entry, *fragment;
+	} bad[] = {
+	    {"{count: 0, name: s$n, host: dut1, radio: r$n, path: p, "
+	     "base_loss_db: 1}",
+	     "station 1: count '0' is not a number of stations in 1..128"},
+	    {"{count: 129, name: s$n, host: dut1, radio: r$n, path: p, "
+	     "base_loss_db: 1}",
+	     "count '129' is not a number of stations"},
+	    {"{count: two, name: s$n, host: dut1, radio: r$n, path: p, "
+	     "base_loss_db: 1}",
+	     "count 'two' is not a number of stations"},
+	    {"{count: 3, name: s, host: dut1, radio: r$n, path: p, "
+	     "base_loss_db: 1}",
+	     "station 1: count: 3 needs $n (the station's position) in "
+	     "name 's'"},
+	    /* Same radio for all three: the second is refused. */
+	    {"{count: 3, name: s$n, host: dut1, radio: r, path: p, "
+	     "base_loss_db: 1}",
+	     "station s2: radio 'r' on host dut1 is already used by station "
+	     "s1 (line 5)"},
+	    {"{count: 2, name: s$n, host: dut1, radio: r$n, path: p, "
+	     "base_loss_db: 1, address: 10.42.0.63/24}",
+	     "address: names one station's address"},
+	    {"{count: 100, name: station-abcde$n, host: dut1, radio: r$n, "
+	     "path: p, base_loss_db: 1}",
+	     "station 1: name 'station-abcde$n' is too long for station 100 "
+	     "(at "
+	     "most 15 characters)"},
+	    {"{count: 2, name: s$x, host: dut1, radio: r$n, path: p, "
+	     "base_loss_db: 1}",
+	     "count: 2 needs $n"},
+	};
+	struct al_err err;
+	char entry[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(entry, sizeof(entry), "  - %s\n", bad[i].entry);
+		assert_int_equal(load_stations(entry, &err), -1);
+		assert_err_at(&err, "cell.yaml", 5, bad[i].fragment);
+	}
 }
 
 static void unknown_host_names_lab(void **state)
@@ -510,6 +613,8 @@ int main(void)
 	    cmocka_unit_test(radios_are_per_host),
 	    cmocka_unit_test(station_address),
 	    cmocka_unit_test(station_passphrase),
+	    cmocka_unit_test(station_count_expands),
+	    cmocka_unit_test(station_count_refused),
 	    cmocka_unit_test(unknown_host_names_lab),
 	};
 	enum {

@@ -154,7 +154,21 @@ static int resolve_family(struct hwsim_nl *h)
 	return wait_reply(h, seq, 2000);
 }
 
-int hwsim_nl_open(struct hwsim_nl *h, int wait_ms, char *err, size_t errlen)
+/* One more radio, as hwsim's radios= makes them (a station interface,
+ * the module's channels=): returns its index, or -errno. */
+static int new_radio(struct hwsim_nl *h)
+{
+	struct msgbuf m;
+	uint32_t seq = ++h->seq;
+
+	msg_start(&m, h->family, NLM_F_ACK, seq, HWSIM_CMD_NEW_RADIO);
+	if (msg_send(h, &m) < 0)
+		return -errno;
+	return wait_reply(h, seq, 5000);
+}
+
+int hwsim_nl_open(struct hwsim_nl *h, int wait_ms, int new_radios, char *err,
+		  size_t errlen)
 {
 	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
 	int bufsize = 8 << 20, r, one = 1;
@@ -197,6 +211,16 @@ int hwsim_nl_open(struct hwsim_nl *h, int wait_ms, char *err, size_t errlen)
 		usleep(100000);
 	}
 	h->family = (uint16_t)r;
+	for (int i = 0; i < new_radios; i++) {
+		r = new_radio(h);
+		if (r < 0) {
+			snprintf(err, errlen,
+				 "HWSIM_CMD_NEW_RADIO (radio %d of %d more): "
+				 "%s",
+				 i + 1, new_radios, strerror(-r));
+			goto fail;
+		}
+	}
 	seq = ++h->seq;
 	msg_start(&m, h->family, NLM_F_ACK, seq, HWSIM_CMD_REGISTER);
 	if (msg_send(h, &m) < 0) {

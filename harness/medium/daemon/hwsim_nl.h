@@ -13,6 +13,7 @@ enum {
 	HWSIM_CMD_REGISTER = 1,
 	HWSIM_CMD_FRAME = 2,
 	HWSIM_CMD_TX_INFO_FRAME = 3,
+	HWSIM_CMD_NEW_RADIO = 4,
 	HWSIM_CMD_ADD_MAC_ADDR = 7,
 	HWSIM_CMD_DEL_MAC_ADDR = 8,
 };
@@ -53,10 +54,12 @@ struct hwsim_msg {
 	struct med_try tries[MED_NRATES];
 };
 
-/* Opens the socket, resolves the family and registers as the medium,
- * waiting up to wait_ms for the family to appear. Returns 0, or -1 with
- * the reason in err. */
-int hwsim_nl_open(struct hwsim_nl *h, int wait_ms, char *err, size_t errlen);
+/* Opens the socket, resolves the family, creates new_radios radios beyond
+ * those hwsim's radios= made (it refuses more than 100) and registers as
+ * the medium, waiting up to wait_ms for the family to appear. Returns 0,
+ * or -1 with the reason in err. */
+int hwsim_nl_open(struct hwsim_nl *h, int wait_ms, int new_radios, char *err,
+		  size_t errlen);
 void hwsim_nl_close(struct hwsim_nl *h);
 
 /* Reads one datagram into buf and calls cb for each hwsim message in it.

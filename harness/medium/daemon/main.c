@@ -642,6 +642,9 @@ static void usage(FILE *f)
 	    "to a protected frame\n"
 	    "                         on air (hwsim hwcrypto: 8 for CCMP) "
 	    "(0)\n"
+	    "  -R, --new-radios N     create N radios beyond hwsim's radios= "
+	    "(which stops at\n"
+	    "                         100) before registering (0)\n"
 	    "  -v, --verbose\n"
 	    "  -C, --command LINE     send LINE to a running daemon, print "
 	    "the reply\n",
@@ -664,27 +667,21 @@ static int parse_num(const char *opt, const char *v, double lo, double hi,
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {{"conf", 1, 0, 'c'},
-					   {"socket", 1, 0, 's'},
-					   {"tx-power", 1, 0, 'p'},
-					   {"no-ampdu", 0, 0, 'A'},
-					   {"ampdu-max", 1, 0, 'n'},
-					   {"ampdu-max-us", 1, 0, 'L'},
-					   {"queue-limit", 1, 0, 'q'},
-					   {"seed", 1, 0, 'S'},
-					   {"wait", 1, 0, 'w'},
-					   {"verbose", 0, 0, 'v'},
-					   {"help", 0, 0, 'h'},
-					   {"command", 1, 0, 'C'},
-					   {"time-scale", 1, 0, 'T'},
-					   {"mic-bytes", 1, 0, 'm'},
-					   {0, 0, 0, 0}};
+	static const struct option lo[] = {
+	    {"conf", 1, 0, 'c'},	{"socket", 1, 0, 's'},
+	    {"tx-power", 1, 0, 'p'},	{"no-ampdu", 0, 0, 'A'},
+	    {"ampdu-max", 1, 0, 'n'},	{"ampdu-max-us", 1, 0, 'L'},
+	    {"queue-limit", 1, 0, 'q'}, {"seed", 1, 0, 'S'},
+	    {"wait", 1, 0, 'w'},	{"verbose", 0, 0, 'v'},
+	    {"help", 0, 0, 'h'},	{"command", 1, 0, 'C'},
+	    {"time-scale", 1, 0, 'T'},	{"mic-bytes", 1, 0, 'm'},
+	    {"new-radios", 1, 0, 'R'},	{0, 0, 0, 0}};
 	const char *command = NULL;
 	static struct daemon dm;
 	const char *conf = "/etc/airlab/cell.conf";
 	struct med_conf mc;
 	struct med_ops ops = {on_deliver, on_status, &dm};
-	double v, wait_ms = 0;
+	double v, wait_ms = 0, new_radios = 0;
 	char err[512];
 	sigset_t ss;
 	int o, rc;
@@ -693,7 +690,7 @@ int main(int argc, char **argv)
 	mc.seed = (uint64_t)mono_ns() ^ ((uint64_t)getpid() << 32);
 	dm.sock_path = "/run/airlab/medium.sock";
 	dm.time_scale = 1;
-	while ((o = getopt_long(argc, argv, "c:s:p:An:L:q:S:w:vhC:T:m:", lo,
+	while ((o = getopt_long(argc, argv, "c:s:p:An:L:q:S:w:vhC:T:m:R:", lo,
 				NULL)) != -1) {
 		switch (o) {
 		case 'c':
@@ -752,6 +749,11 @@ int main(int argc, char **argv)
 				return 2;
 			mc.mic_bytes = (int)v;
 			break;
+		case 'R':
+			if (parse_num("--new-radios", optarg, 0, MED_MAX_RADIOS,
+				      &new_radios) < 0)
+				return 2;
+			break;
 		case 'C':
 			command = optarg;
 			break;
@@ -794,7 +796,8 @@ int main(int argc, char **argv)
 	dm.lfd = listen_unix(dm.sock_path);
 	if (dm.lfd < 0)
 		return 1;
-	if (hwsim_nl_open(&dm.nl, (int)wait_ms, err, sizeof(err)) < 0) {
+	if (hwsim_nl_open(&dm.nl, (int)wait_ms, (int)new_radios, err,
+			  sizeof(err)) < 0) {
 		logf_("mac80211_hwsim: %s", err);
 		unlink(dm.sock_path);
 		return 1;
