@@ -163,7 +163,7 @@ static void stats(const struct medium *m, int64_t now_ns, struct out *o)
 		    (long long)m->chan[i].busy_us, m->conf.time_scale);
 	put(o, "frames_in=%llu elapsed_us=%lld\n",
 	    (unsigned long long)m->frames_in, (long long)elapsed_us);
-	for (int r = 0; r < MED_MAX_RADIOS; r++) {
+	for (int r = 0; r < m->radio_end; r++) {
 		const struct med_radio *rd = &m->radio[r];
 		const struct med_radio_conf *c =
 		    r < m->conf.nradios ? &m->conf.radio[r] : NULL;
@@ -173,7 +173,7 @@ static void stats(const struct medium *m, int64_t now_ns, struct out *o)
 		if (!rd->known && !c)
 			continue;
 		/* Frames queued anywhere for this radio. */
-		for (int s = 0; s < MED_MAX_RADIOS; s++)
+		for (int s = 0; s < m->radio_end; s++)
 			for (int ac = 0; ac < MDL_NUM_AC; ac++)
 				for (const struct med_frame *f =
 					 m->radio[s].q[ac].head;

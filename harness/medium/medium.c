@@ -65,6 +65,7 @@ int med_init(struct medium *m, const struct med_conf *conf,
 	}
 	m->conf = *conf;
 	m->ops = *ops;
+	m->radio_end = conf->nradios;
 	m->rng = conf->seed ? conf->seed : 0x9E3779B97F4A7C15ULL;
 	for (int i = 0; i < conf->nradios; i++) {
 		const char *p = conf->radio[i].path;
@@ -121,6 +122,8 @@ int med_radio_set(struct medium *m, int idx, const uint8_t hwaddr[6],
 	if (idx < 0 || idx >= MED_MAX_RADIOS)
 		return -1;
 	m->radio[idx].known = true;
+	if (idx >= m->radio_end)
+		m->radio_end = idx + 1;
 	memcpy(m->radio[idx].hwaddr, hwaddr, 6);
 	if (vif)
 		med_radio_add_vif(m, idx, vif);
@@ -131,7 +134,7 @@ int med_radio_of_hwaddr(struct medium *m, const uint8_t a[6], bool create)
 {
 	int idx;
 
-	for (int i = 0; i < MED_MAX_RADIOS; i++)
+	for (int i = 0; i < m->radio_end; i++)
 		if (m->radio[i].known && memcmp(m->radio[i].hwaddr, a, 6) == 0)
 			return i;
 	if (!create)
@@ -167,7 +170,7 @@ void med_radio_add_vif(struct medium *m, int radio, const uint8_t a[6])
 		if (memcmp(r->vif[i], a, 6) == 0)
 			return;
 	/* An address belongs to one radio: take it from any other. */
-	for (int o = 0; o < MED_MAX_RADIOS; o++)
+	for (int o = 0; o < m->radio_end; o++)
 		if (o != radio)
 			med_radio_del_vif(m, o, a);
 	if (r->nvif == MED_MAX_VIFS) /* forget the oldest */
@@ -192,7 +195,7 @@ void med_radio_del_vif(struct medium *m, int radio, const uint8_t a[6])
 
 int med_radio_of_vif(const struct medium *m, const uint8_t a[6])
 {
-	for (int r = 0; r < MED_MAX_RADIOS; r++)
+	for (int r = 0; r < m->radio_end; r++)
 		for (int i = 0; i < m->radio[r].nvif; i++)
 			if (memcmp(m->radio[r].vif[i], a, 6) == 0)
 				return r;
@@ -281,7 +284,7 @@ static void chan_schedule(struct medium *m, struct med_chan *c)
 	c->start_ns = -1;
 	if (c->txop.active)
 		return;
-	for (int r = 0; r < MED_MAX_RADIOS; r++) {
+	for (int r = 0; r < m->radio_end; r++) {
 		struct med_radio *rd = &m->radio[r];
 		if (!rd->queued)
 			continue;
@@ -498,7 +501,7 @@ static void txop_start(struct medium *m, struct med_chan *c)
 
 	/* Queues that lost: their backoff froze after the slots that
 	 * elapsed before the winner started. */
-	for (int r = 0; r < MED_MAX_RADIOS; r++) {
+	for (int r = 0; r < m->radio_end; r++) {
 		if (!m->radio[r].queued)
 			continue;
 		for (int a = 0; a < MDL_NUM_AC; a++) {
@@ -660,7 +663,7 @@ static void txop_end(struct medium *m, struct med_chan *c)
 		} else {
 			/* Group, no-ack or unknown receiver: everyone on the
 			 * channel may hear it, each with its own PER. */
-			for (int r = 0; r < MED_MAX_RADIOS; r++) {
+			for (int r = 0; r < m->radio_end; r++) {
 				if (r == tx || !m->radio[r].known ||
 				    (f->rx >= 0 && r != f->rx))
 					continue;

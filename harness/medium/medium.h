@@ -152,6 +152,10 @@ struct medium {
 	struct med_conf conf;
 	struct med_ops ops;
 	struct med_radio radio[MED_MAX_RADIOS];
+	/* One past the highest radio configured or known: every loop over
+	 * radios stops here, not at MED_MAX_RADIOS (per frame, under TCG,
+	 * that scan was most of the daemon's own time). */
+	int radio_end;
 	struct med_path path[MED_MAX_PATHS];
 	int npaths;
 	struct med_chan chan[MED_MAX_CHANS];

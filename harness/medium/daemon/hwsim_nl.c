@@ -322,25 +322,13 @@ static void decode(struct hwsim_nl *h, struct nlmsghdr *nh,
 	cb(ctx, &msg);
 }
 
-int hwsim_nl_recv(struct hwsim_nl *h, uint8_t *buf, size_t buflen,
-		  void (*cb)(void *ctx, const struct hwsim_msg *msg), void *ctx)
+/* Decodes one datagram's messages; returns how many were hwsim's. */
+static int parse_datagram(struct hwsim_nl *h, uint8_t *buf, int len,
+			  void (*cb)(void *ctx, const struct hwsim_msg *msg),
+			  void *ctx)
 {
-	ssize_t n;
-	int len, count = 0;
+	int count = 0;
 
-	do
-		n = recv(h->fd, buf, buflen, MSG_DONTWAIT);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		if (errno == EAGAIN)
-			return 0;
-		if (errno == ENOBUFS) { /* the kernel dropped messages */
-			h->overruns++;
-			return 0;
-		}
-		return -1;
-	}
-	len = (int)n;
 	for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, len);
 	     nh = NLMSG_NEXT(nh, len)) {
 		if (nh->nlmsg_type == NLMSG_ERROR) {
@@ -359,6 +347,85 @@ int hwsim_nl_recv(struct hwsim_nl *h, uint8_t *buf, size_t buflen,
 		count++;
 	}
 	return count;
+}
+
+int hwsim_nl_recv(struct hwsim_nl *h, uint8_t *buf, size_t buflen,
+		  void (*cb)(void *ctx, const struct hwsim_msg *msg), void *ctx)
+{
+	struct mmsghdr mm[HWSIM_NL_RECV_MAX];
+	struct iovec iov[HWSIM_NL_RECV_MAX];
+	size_t slot = buflen < HWSIM_NL_SLOT ? buflen : HWSIM_NL_SLOT;
+	unsigned slots = (unsigned)(buflen / slot);
+	int n, count = 0;
+
+	if (slots > HWSIM_NL_RECV_MAX)
+		slots = HWSIM_NL_RECV_MAX;
+	memset(mm, 0, sizeof(mm[0]) * slots);
+	for (unsigned i = 0; i < slots; i++) {
+		iov[i] = (struct iovec){buf + i * slot, slot};
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	/* One system call for every datagram waiting, up to slots: under
+	 * TCG each call costs the guest more than the frame in it. */
+	do
+		n = recvmmsg(h->fd, mm, slots, MSG_DONTWAIT, NULL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		if (errno == EAGAIN)
+			return 0;
+		if (errno == ENOBUFS) { /* the kernel dropped messages */
+			h->overruns++;
+			return 0;
+		}
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (mm[i].msg_hdr.msg_flags & MSG_TRUNC) {
+			h->overruns++;
+			continue;
+		}
+		count += parse_datagram(h, iov[i].iov_base, (int)mm[i].msg_len,
+					cb, ctx);
+	}
+	return count;
+}
+
+int hwsim_nl_flush(struct hwsim_nl *h)
+{
+	struct sockaddr_nl to = {.nl_family = AF_NETLINK};
+	ssize_t n;
+
+	if (!h->batch_len)
+		return 0;
+	do
+		n = sendto(h->fd, h->batch, h->batch_len, 0,
+			   (struct sockaddr *)&to, sizeof(to));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		h->send_errors += (uint64_t)h->batch_msgs;
+	else
+		h->sent += (uint64_t)h->batch_msgs;
+	h->batches++;
+	h->batch_len = 0;
+	h->batch_msgs = 0;
+	return n < 0 ? -1 : 0;
+}
+
+/* Moves a built message into the batch, sending the batch first when it
+ * would not fit. */
+static int batch_add(struct hwsim_nl *h, struct msgbuf *m)
+{
+	size_t total = NLMSG_ALIGN(m->len);
+
+	((struct nlmsghdr *)m->b)->nlmsg_len = (uint32_t)m->len;
+	if (h->batch_len + total > sizeof(h->batch) && hwsim_nl_flush(h) < 0)
+		return -1;
+	memcpy(h->batch + h->batch_len, m->b, m->len);
+	memset(h->batch + h->batch_len + m->len, 0, total - m->len);
+	h->batch_len += total;
+	h->batch_msgs++;
+	return 0;
 }
 
 int hwsim_nl_tx_info(struct hwsim_nl *h, const uint8_t transmitter[6],
@@ -384,7 +451,7 @@ int hwsim_nl_tx_info(struct hwsim_nl *h, const uint8_t transmitter[6],
 	    (airtime_us &&
 	     msg_put_u32(&m, HWSIM_ATTR_AIRLAB_AIRTIME_US, airtime_us)))
 		return -1;
-	return msg_send(h, &m);
+	return batch_add(h, &m);
 }
 
 int hwsim_nl_deliver(struct hwsim_nl *h, const uint8_t receiver[6],
@@ -400,5 +467,5 @@ int hwsim_nl_deliver(struct hwsim_nl *h, const uint8_t receiver[6],
 	    msg_put_u32(&m, HWSIM_ATTR_SIGNAL, (uint32_t)signal_dbm) ||
 	    msg_put_u32(&m, HWSIM_ATTR_FREQ, freq))
 		return -1;
-	return msg_send(h, &m);
+	return batch_add(h, &m);
 }

@@ -31,7 +31,7 @@
 #define PROG	       "airlab-medium"
 #define MAX_CLIENTS    16
 #define CLIENT_OUT_MAX (128 * 1024)
-#define NL_BATCH       256 /* datagrams read per poll round */
+#define NL_BATCH       16 /* recvmmsg calls per poll round (32 datagrams each) */
 
 struct client {
 	int fd;
@@ -399,10 +399,26 @@ static void client_reply(struct daemon *dm, struct client *c, const char *line)
 	static char reply[CLIENT_OUT_MAX];
 	size_t n;
 
-	if (line)
+	if (line) {
 		n = med_ctrl_handle(&dm->m, line, med_now(dm), reply,
 				    sizeof(reply));
-	else
+		/* The daemon's own netlink counters (since it started),
+		 * before the medium's closing "ok". */
+		if (!strcmp(line, "stats") && n >= 3 &&
+		    !strcmp(reply + n - 3, "ok\n"))
+			n = n - 3 +
+			    (size_t)snprintf(
+				reply + n - 3, sizeof(reply) - (n - 3),
+				"netlink messages=%llu sends=%llu lost=%llu "
+				"kernel_errors=%llu overruns=%llu\nok\n",
+				(unsigned long long)dm->nl.sent,
+				(unsigned long long)dm->nl.batches,
+				(unsigned long long)dm->nl.send_errors,
+				(unsigned long long)dm->nl.kernel_errors,
+				(unsigned long long)dm->nl.overruns);
+		if (n >= sizeof(reply))
+			n = sizeof(reply) - 1;
+	} else
 		n = (size_t)snprintf(reply, sizeof(reply),
 				     "error: command longer than %d bytes\n",
 				     MED_CTRL_LINE_MAX);
@@ -467,9 +483,15 @@ static void arm_timer(struct daemon *dm, int64_t deadline)
 	timerfd_settime(dm->tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
+static void flush_nl(struct daemon *dm)
+{
+	if (hwsim_nl_flush(&dm->nl) < 0 && dm->verbose)
+		logf_("netlink send: %s", strerror(errno));
+}
+
 static int run(struct daemon *dm)
 {
-	static uint8_t buf[65536];
+	static uint8_t buf[HWSIM_NL_RECV_MAX * HWSIM_NL_SLOT];
 	struct pollfd p[4 + MAX_CLIENTS];
 	int64_t armed = -2;
 
@@ -478,6 +500,8 @@ static int run(struct daemon *dm)
 		int np = 0, cmap[MAX_CLIENTS];
 
 		med_advance(&dm->m, now);
+		/* What came due goes out now, in one sendto. */
+		flush_nl(dm);
 		dl = med_next_deadline(&dm->m);
 		if (dl >= 0 && dl <= med_now(dm))
 			continue; /* already due: no sleep */
@@ -525,8 +549,8 @@ static int run(struct daemon *dm)
 				}
 				if (r == 0)
 					break;
-				if ((i & 15) == 15)
-					med_advance(&dm->m, med_now(dm));
+				med_advance(&dm->m, med_now(dm));
+				flush_nl(dm);
 			}
 		}
 		if (p[2].revents & POLLIN) {
@@ -808,11 +832,15 @@ int main(int argc, char **argv)
 	      HWSIM_FAMILY_NAME, dm.nl.family, mc.nradios, nr, dm.m.npaths,
 	      mc.ampdu ? "on" : "off", dm.sock_path);
 	rc = run(&dm);
-	logf_("frames in %llu, delivered %llu, status %llu, kernel errors %llu "
+	flush_nl(&dm);
+	logf_("frames in %llu, delivered %llu, status %llu, netlink messages "
+	      "%llu in %llu sends (%llu lost), kernel errors %llu "
 	      "(last: %s), netlink overruns %llu",
 	      (unsigned long long)dm.m.frames_in,
 	      (unsigned long long)dm.delivered,
 	      (unsigned long long)dm.status_sent,
+	      (unsigned long long)dm.nl.sent, (unsigned long long)dm.nl.batches,
+	      (unsigned long long)dm.nl.send_errors,
 	      (unsigned long long)dm.nl.kernel_errors,
 	      dm.nl.last_kernel_errno ? strerror(dm.nl.last_kernel_errno) : "-",
 	      (unsigned long long)dm.nl.overruns);
