@@ -273,7 +273,8 @@ static void conn_reap(struct agent *a)
 	}
 }
 
-/* Header: "AIRLAB1 up" or "AIRLAB1 down tos=N cc=NAME", NUL padded. */
+/* Header: "AIRLAB1 up [tos=N]" or "AIRLAB1 down tos=N cc=NAME", NUL
+ * padded. */
 static int conn_header(struct srv_conn *c)
 {
 	char cc[AGENT_CC_MAX] = "";
@@ -283,15 +284,22 @@ static int conn_header(struct srv_conn *c)
 	c->hdr[HDR_LEN - 1] = '\0';
 	if (strncmp(c->hdr, "AIRLAB1 ", 8))
 		return -1;
+	p = strstr(c->hdr, "tos=");
+	if (p)
+		tos = atoi(p + 4);
 	if (!strncmp(c->hdr + 8, "up", 2)) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+
+		/* The receiving end: its ACKs carry the flow's marking. */
+		getsockname(c->e.fd, (struct sockaddr *)&ss, &sl);
+		if (set_tos(c->e.fd, ss.ss_family, tos))
+			return -1;
 		c->state = C_SINK;
 		return 0;
 	}
 	if (strncmp(c->hdr + 8, "down", 4))
 		return -1;
-	p = strstr(c->hdr, "tos=");
-	if (p)
-		tos = atoi(p + 4);
 	p = strstr(c->hdr, "cc=");
 	if (p) {
 		size_t n = strcspn(p + 3, " ");
@@ -640,11 +648,14 @@ static void flow_begin(struct agent *a, struct flow *f, int64_t now)
 		flow_fail(a, f, what, errno);
 		return;
 	}
+	/* Both ends carry the flow's marking, as netperf -Y X,X does in
+	 * Flent's suites: the receiver's ACKs travel in the same access
+	 * category as the data they acknowledge. */
+	if (set_tos(fd, f->sa.ss_family, f->c.tos)) {
+		flow_fail(a, f, "IP_TOS for", errno);
+		return;
+	}
 	if (f->c.kind == AGENT_TCP_UP) {
-		if (set_tos(fd, f->sa.ss_family, f->c.tos)) {
-			flow_fail(a, f, "IP_TOS for", errno);
-			return;
-		}
 		if (f->c.cc[0] &&
 		    setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, f->c.cc,
 			       (socklen_t)strlen(f->c.cc))) {
@@ -659,7 +670,7 @@ static void flow_begin(struct agent *a, struct flow *f, int64_t now)
 	}
 	memset(f->hdr, 0, sizeof(f->hdr));
 	if (f->c.kind == AGENT_TCP_UP)
-		snprintf(f->hdr, sizeof(f->hdr), "AIRLAB1 up");
+		snprintf(f->hdr, sizeof(f->hdr), "AIRLAB1 up tos=%d", f->c.tos);
 	else
 		snprintf(f->hdr, sizeof(f->hdr), "AIRLAB1 down tos=%d cc=%s",
 			 f->c.tos, f->c.cc);
