@@ -355,9 +355,14 @@ int hwsim_nl_recv(struct hwsim_nl *h, uint8_t *buf, size_t buflen,
 	struct mmsghdr mm[HWSIM_NL_RECV_MAX];
 	struct iovec iov[HWSIM_NL_RECV_MAX];
 	size_t slot = buflen < HWSIM_NL_SLOT ? buflen : HWSIM_NL_SLOT;
-	unsigned slots = (unsigned)(buflen / slot);
+	unsigned slots;
 	int n, count = 0;
 
+	if (!slot) {
+		errno = EINVAL;
+		return -1;
+	}
+	slots = (unsigned)(buflen / slot);
 	if (slots > HWSIM_NL_RECV_MAX)
 		slots = HWSIM_NL_RECV_MAX;
 	memset(mm, 0, sizeof(mm[0]) * slots);
