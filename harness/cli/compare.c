@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../results/compare.h"
 #include "../results/store.h"
@@ -117,20 +118,41 @@ int cmd_compare(int argc, char **argv, struct cli_opts *o)
 	}
 	run_dir(results, a, dir_a, sizeof(dir_a));
 	run_dir(results, b, dir_b, sizeof(dir_b));
-	printf("compare %s (A) -> %s (B)\n", a, b);
-	printf("%-22s %10s %10s %9s %21s %8s  %s\n", "metric", "A median",
-	       "B median", "change", "95% CI", "p(MWU)", "verdict");
+	/* Every metric is computed before anything is printed: a run that is
+	 * missing or unreadable is bad input (exit 2, one line), never an
+	 * empty table that exits like a regression. */
+	struct cmp_result res[CMP_MAX_METRICS];
+	const char *id[2] = {a, b}, *dir[2] = {dir_a, dir_b};
+	for (int k = 0; k < 2; k++)
+		if (access(dir[k], F_OK) != 0) {
+			fprintf(stderr,
+				"airlab compare: no run '%s' in %s (airlab "
+				"runs lists them)\n",
+				id[k], results);
+			return 2;
+		}
 	for (size_t i = 0; i < nm; i++) {
 		const struct cmp_metric *m = &all[i];
-		struct cmp_result r;
-		char name[64], ch[16], lo[16], hi[16], ci[40], p[16];
 
 		if (metric && strcmp(metric, m->name))
 			continue;
 		if (cmp_run_dirs(dir_a, dir_b, m,
 				 isnan(threshold) ? m->threshold : threshold,
-				 &r, &err) < 0)
-			return cli_fail(&err);
+				 &res[i], &err) < 0) {
+			fprintf(stderr, "airlab compare: %s\n", err.msg);
+			return 2;
+		}
+	}
+	printf("compare %s (A) -> %s (B)\n", a, b);
+	printf("%-22s %10s %10s %9s %21s %8s  %s\n", "metric", "A median",
+	       "B median", "change", "95% CI", "p(MWU)", "verdict");
+	for (size_t i = 0; i < nm; i++) {
+		const struct cmp_metric *m = &all[i];
+		const struct cmp_result r = res[i];
+		char name[64], ch[16], lo[16], hi[16], ci[40], p[16];
+
+		if (metric && strcmp(metric, m->name))
+			continue;
 		if (r.verdict == CMP_NODATA && !metric)
 			continue; /* e.g. no uploads in a download suite */
 		snprintf(name, sizeof(name), "%s (%s)", m->name, m->units);

@@ -17,6 +17,7 @@ static const struct cmp_metric metrics[] = {
     {"goodput_down", "Mbit/s", 0, 0.05},
 };
 #define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
+_Static_assert(NMETRICS <= CMP_MAX_METRICS, "raise CMP_MAX_METRICS");
 
 const struct cmp_metric *cmp_metrics(size_t *n)
 {

@@ -32,6 +32,9 @@ struct cmp_metric {
 	double threshold; /* default relative threshold, e.g. 0.05 */
 };
 
+/* At most this many metrics (a caller may keep one result each). */
+#define CMP_MAX_METRICS 8
+
 /* The metrics airlab compares, NULL-terminated by name. */
 const struct cmp_metric *cmp_metrics(size_t *n);
 const struct cmp_metric *cmp_metric_find(const char *name);

@@ -170,6 +170,20 @@ out=$(al compare "$ping1" "$ping2" --metric jitter --out "$res" 2>&1)
 rc=$?
 check "compare: an unknown metric is refused, the known ones listed (exit 2)" \
 	bash -c '[ "$1" -eq 2 ] && grep -q "unknown metric .jitter. (known: latency goodput" <<<"$2"' _ $rc "$out"
+# A missing or unreadable run is bad input: exit 2 and one line, never an
+# empty table that exits 1 like a regression.
+out=$(al compare nosuch "$ping1" --out "$res" 2>&1)
+rc=$?
+check "compare: a run that is not there: exit 2, one line, no table (exit $rc: $out)" \
+	bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <<<"$2")" -eq 1 ] && grep -q "no run .nosuch. in" <<<"$2"' _ $rc "$out"
+mkdir -p "$work/cut"
+cp -a "$res/$ping1" "$res/$ping2" "$work/cut/"
+cutf=$(ls "$work/cut/$ping2"/*.flent.gz)
+head -c 300 "$cutf" >"$cutf.part" && mv "$cutf.part" "$cutf"
+out=$(al compare "$ping1" "$ping2" --out "$work/cut" 2>&1)
+rc=$?
+check "compare: a truncated Flent file: exit 2, one line naming it, no table (exit $rc: $out)" \
+	bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <<<"$2")" -eq 1 ] && grep -q "flent.gz: truncated or corrupt" <<<"$2"' _ $rc "$out"
 
 # -- a DUT that does not boot is a recorded result, not just a message ------
 al down >/dev/null 2>&1
