@@ -172,17 +172,21 @@ int cli_parse_rest(const char *cmd, int argc, char **argv, struct cli_opts *o,
 			i++;
 			break;
 		}
-		r = common_opt(argc, argv, &i, o);
-		if (r < 0)
-			return 2;
-		if (r)
-			continue;
+		/* The command's own flags first: `runs --variant X` filters
+		 * by X, where the common --variant would pick what to flash. */
+		while (f && f->flag && strcmp(f->flag, argv[i]))
+			f++;
+		if (!(f && f->flag)) {
+			r = common_opt(argc, argv, &i, o);
+			if (r < 0)
+				return 2;
+			if (r)
+				continue;
+		}
 		if (cli_is_help(argv[i])) {
 			cli_usage(stdout, cmd);
 			return 0;
 		}
-		while (f && f->flag && strcmp(f->flag, argv[i]))
-			f++;
 		if (f && f->flag && !f->value) {
 			*f->set = true;
 		} else if (f && f->flag) {

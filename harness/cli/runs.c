@@ -2,8 +2,11 @@
  * their headline figures. */
 #include "cli.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "../results/store.h"
 
@@ -36,7 +39,8 @@ int cmd_runs(int argc, char **argv, struct cli_opts *o)
 	    {"--suite", &q.suite, NULL},   {"--variant", &q.variant, NULL},
 	    {"--status", &q.status, NULL}, {"--last", &last, NULL},
 	    {"--out", &out, NULL},	   {NULL, NULL, NULL}};
-	char buf[4200];
+	char buf[4200], db[4300];
+	const char *results;
 	struct store *s;
 	struct al_err err;
 	int rc = cli_parse("runs", argc, argv, o, flags, NULL, 0), n;
@@ -56,7 +60,19 @@ int cmd_runs(int argc, char **argv, struct cli_opts *o)
 		}
 		q.last = (size_t)v;
 	}
-	if (store_open(&s, cli_results_dir(o, out, buf, sizeof(buf)), &err) < 0)
+	results = cli_results_dir(o, out, buf, sizeof(buf));
+	/* Listing reads: a mistyped --out must not leave an empty database
+	 * behind and report "0 runs". */
+	snprintf(db, sizeof(db), "%s/airlab.db", results);
+	if (access(db, F_OK) != 0) {
+		fprintf(stderr,
+			"airlab runs: no results database %s (%s; a results "
+			"directory without one is indexed by `airlab reindex "
+			"--out %s`)\n",
+			db, strerror(errno), results);
+		return 2;
+	}
+	if (store_open(&s, results, &err) < 0)
 		return cli_fail(&err);
 	printf("%-48s %-8s %-10s %-14s %9s %9s %9s %9s\n", "run", "status",
 	       "suite", "variant", "lat_ms", "p99_ms", "up_Mb/s", "down_Mb/s");
