@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "../util/json_file.h"
+#include "../util/path.h"
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -576,6 +577,16 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 		snprintf(out_default, sizeof(out_default), "%s/results",
 			 o->root);
 		out_dir = out_default;
+	}
+	/* Where the results go is checked before the lab is touched: on a
+	 * bench a refusal after the DUT was flashed costs minutes. */
+	if (path_mkdirs(out_dir) < 0 || access(out_dir, W_OK) != 0) {
+		fprintf(stderr,
+			"airlab run: --out %s: cannot write results there: "
+			"%s\n",
+			out_dir, strerror(errno));
+		exit_code = 2;
+		goto out_plan;
 	}
 	out->exit_code = 1;
 	/* The lab itself failing (no DUT, no boot, stations that do not

@@ -26,6 +26,10 @@ for bad in "--length 0" "--length -3" "--length abc" "--step 0" "--step x"; do
 	rc=$?
 	check "run rrul $bad is refused (exit 2)" test $rc -eq 2
 done
+out=$(al run rrul --out /proc/airlab-nowhere 2>&1)
+rc=$?
+check "run --out where nothing can be written: exit 2, one line (exit $rc: $out)" \
+	bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <<<"$2")" -eq 1 ] && grep -q "cannot write results there" <<<"$2"' _ $rc "$out"
 check "refused runs started no DUT" \
 	grep -q 'dut1: off' <<<"$(al power status dut1)"
 check "refused runs wrote no results" test ! -e "$res"
