@@ -16,6 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The harness's release; `airlab --version` adds the repo's commit. */
+#define AIRLAB_VERSION "0.9"
+
 static const struct subcommand subcommands[] = {
     {"up", cmd_up, "[--require-all] [--wait S]",
      "power on, flash, boot the DUT; associate all stations"},
@@ -111,13 +114,16 @@ void cli_usage(FILE *f, const char *name)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: airlab [COMMON OPTIONS] COMMAND [ARGS]\n\n"
+	fprintf(f, "Usage: airlab [COMMON OPTIONS] COMMAND [ARGS]\n"
+		   "       airlab help [COMMAND] | --version\n\n"
 		   "airlab drives a WiFi test lab: real or virtual.\n\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < NSUB; i++)
 		fprintf(f, "  %-8s %s\n", subcommands[i].name,
 			subcommands[i].summary);
-	fprintf(f, "\n'airlab COMMAND --help' shows a command's options.\n");
+	fprintf(f, "\n'airlab COMMAND --help' (or 'airlab help COMMAND') "
+		   "shows a command's options;\n--opt value and --opt=value "
+		   "are the same.\n");
 }
 
 /* Consumes a common option (--lab, --topology, --variant) at argv[*i];
@@ -361,11 +367,52 @@ static void default_paths(struct cli_opts *o)
 	snprintf(o->root, sizeof(o->root), "%s", root);
 }
 
+/* "--opt=value" becomes "--opt" "value" for every parser, up to a bare
+ * "--" (what follows it is a remote command's own). The pieces live as
+ * long as the process. */
+static char **split_equals(int *argc, char **argv)
+{
+	char **out = calloc((size_t)*argc * 2 + 1, sizeof(*out));
+	int n = 0, rest = 0;
+
+	if (!out)
+		return argv;
+	for (int i = 0; i < *argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+
+		if (!strcmp(argv[i], "--"))
+			rest = 1;
+		if (rest || strncmp(argv[i], "--", 2) || !eq ||
+		    eq == argv[i] + 2) {
+			out[n++] = argv[i];
+			continue;
+		}
+		out[n++] = strndup(argv[i], (size_t)(eq - argv[i]));
+		out[n++] = (char *)eq + 1;
+	}
+	*argc = n;
+	return out;
+}
+
+static void version(void)
+{
+	struct cli_opts o = {0};
+	char commit[128];
+
+	char root[PATH_MAX];
+
+	default_paths(&o);
+	cli_git_commit(o.root, commit, sizeof(commit));
+	printf("airlab %s (commit %s, %s)\n", AIRLAB_VERSION, commit,
+	       realpath(o.root, root) ? root : o.root);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli_opts o = {0};
 	int i = 1;
 
+	argv = split_equals(&argc, argv);
 	default_paths(&o);
 	/* Common options may also come before the command. */
 	for (; i < argc; i++) {
@@ -379,7 +426,23 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!strcmp(argv[i], "--version")) {
+		version();
+		return 0;
+	}
 	if (cli_is_help(argv[i]) || strcmp(argv[i], "help") == 0) {
+		/* help CMD: that command's usage */
+		if (i + 1 < argc && !cli_is_help(argv[i + 1])) {
+			for (size_t k = 0; k < NSUB; k++)
+				if (!strcmp(argv[i + 1], subcommands[k].name)) {
+					cli_usage(stdout, argv[i + 1]);
+					return 0;
+				}
+			fprintf(stderr, "airlab help: unknown command '%s'\n",
+				argv[i + 1]);
+			usage(stderr);
+			return 2;
+		}
 		usage(stdout);
 		return 0;
 	}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The command line's conventions, no lab needed: --version, help COMMAND,
+# --opt=value as --opt value, and bad input on reading commands (a
+# missing results directory or run) as exit 2 with one line.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+work=$(mktemp -d /tmp/airlab-it-cli.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+out=$("$AIRLAB" --version 2>&1)
+rc=$?
+check "--version: exit 0, one line naming the commit ($out)" \
+	bash -c '[ "$1" -eq 0 ] && [ "$(wc -l <<<"$2")" -eq 1 ] && grep -Eq "^airlab [0-9.]+ \(commit [0-9a-f]{40}" <<<"$2"' _ $rc "$out"
+
+out=$("$AIRLAB" help run 2>&1)
+rc=$?
+check "help run: exit 0, run's own usage" \
+	bash -c '[ "$1" -eq 0 ] && head -n 1 <<<"$2" | grep -q "^Usage: airlab run SUITE"' _ $rc "$out"
+check "help run is run --help" test "$out" = "$("$AIRLAB" run --help 2>&1)"
+out=$("$AIRLAB" help no-such-command 2>&1)
+rc=$?
+check "help of an unknown command: exit 2, said first" \
+	bash -c '[ "$1" -eq 2 ] && head -n 1 <<<"$2" | grep -q "^airlab help: unknown command .no-such-command."' _ $rc "$out"
+
+a=$("$AIRLAB" runs --out "$work/typo" 2>&1)
+rca=$?
+b=$("$AIRLAB" runs --out="$work/typo" 2>&1)
+rcb=$?
+check "runs --out=DIR is runs --out DIR" test "$rca:$a" = "$rcb:$b"
+check "runs --out a missing directory: exit 2, one line, nothing created ($a)" \
+	bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <<<"$2")" -eq 1 ] && [ ! -e "$3" ]' _ $rca "$a" "$work/typo"
+out=$("$AIRLAB" --lab="$ROOT/lab/virtual.yaml" runs --out="$work/typo" 2>&1)
+check "a common option takes --lab=FILE too" test "$out" = "$a"
+
+mkdir -p "$work/res"
+out=$("$AIRLAB" compare --out="$work/res" run-a run-b 2>&1)
+rc=$?
+check "compare of runs that are not there: exit 2, one line, no table ($out)" \
+	bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <<<"$2")" -eq 1 ] && grep -q "no run .run-a. in" <<<"$2"' _ $rc "$out"
+finish
