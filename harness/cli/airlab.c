@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,6 +278,15 @@ int cli_fail(const struct al_err *err)
 {
 	fprintf(stderr, "airlab: %s\n", err->msg);
 	return 1;
+}
+
+void cli_cell_num(double v, const char *fmt, int width)
+{
+	putchar(' ');
+	if (isnan(v))
+		printf("%*s", width, "-");
+	else
+		printf(fmt, v);
 }
 
 int cli_fail_neg(const struct al_err *err)

@@ -100,6 +100,9 @@ int cli_series_write(const char *cmd, json_t *root, const char *file,
 int cli_fail(const struct al_err *err);
 /* The same, for functions that return -1 on failure. */
 int cli_fail_neg(const struct al_err *err);
+/* A table cell: " " and v in fmt (e.g. "%9.1f"), or "-" right-aligned to
+ * width when v is not a number (a run without that figure). */
+void cli_cell_num(double v, const char *fmt, int width);
 
 int cmd_up(int argc, char **argv, struct cli_opts *o);
 int cmd_down(int argc, char **argv, struct cli_opts *o);

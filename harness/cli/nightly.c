@@ -344,8 +344,9 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 	write_junit(night, runs, n, lab_failed, why);
 
 	printf("\nnightly %s: %s\n", p.name, night);
-	printf("%-10s %-14s %-9s %9s %9s %10s %10s  %s\n", "suite", "variant",
-	       "status", "lat_ms", "p99_ms", "goodput", "vs base", "verdict");
+	printf("%-10s %-14s %-9s %11s %9s %13s %10s  %s\n", "suite", "variant",
+	       "status", "lat_med_ms", "p99_ms", "goodput_Mb/s", "vs base",
+	       "verdict");
 	struct store *db = NULL;
 
 	if (store_open(&db, results, &err) < 0)
@@ -360,8 +361,12 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 			gp = store_metric(db, r->id, "up_mbps") +
 			     store_metric(db, r->id, "down_mbps");
 		}
-		printf("%-10s %-14s %-9s %9.2f %9.2f %10.2f", r->suite,
-		       r->variant, run_status(r), lat, p99, gp);
+		/* A run that never got going has no figures: "-", not
+		 * "nan". */
+		printf("%-10s %-14s %-9s", r->suite, r->variant, run_status(r));
+		cli_cell_num(lat, "%11.2f", 11);
+		cli_cell_num(p99, "%9.2f", 9);
+		cli_cell_num(gp, "%13.2f", 13);
 		if (r->nr)
 			printf(" %+9.1f%%  %s\n", 100 * r->r[0].change,
 			       r->worse ? "REGRESSED" : "ok");

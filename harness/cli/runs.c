@@ -3,30 +3,21 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../results/store.h"
 
-static void num(double v, const char *fmt)
-{
-	if (isnan(v))
-		printf(" %9s", "-");
-	else
-		printf(fmt, v);
-}
-
 static int print_run(void *ctx, const struct store_run *r)
 {
 	(void)ctx;
 	printf("%-48s %-8s %-10s %-14s", r->id, r->status, r->suite,
 	       r->variant);
-	num(r->lat_median_ms, " %9.1f");
-	num(r->lat_p99_ms, " %9.1f");
-	num(r->up_mbps, " %9.2f");
-	num(r->down_mbps, " %9.2f");
+	cli_cell_num(r->lat_median_ms, "%11.1f", 11);
+	cli_cell_num(r->lat_p99_ms, "%9.1f", 9);
+	cli_cell_num(r->up_mbps, "%13.2f", 13);
+	cli_cell_num(r->down_mbps, "%13.2f", 13);
 	putchar('\n');
 	return 0;
 }
@@ -74,8 +65,11 @@ int cmd_runs(int argc, char **argv, struct cli_opts *o)
 	}
 	if (store_open(&s, results, &err) < 0)
 		return cli_fail(&err);
-	printf("%-48s %-8s %-10s %-14s %9s %9s %9s %9s\n", "run", "status",
-	       "suite", "variant", "lat_ms", "p99_ms", "up_Mb/s", "down_Mb/s");
+	/* Latency: the run's median and p99 under load; goodput: the mean
+	 * over the run (compare works on the per-step medians). */
+	printf("%-48s %-8s %-10s %-14s %11s %9s %13s %13s\n", "run", "status",
+	       "suite", "variant", "lat_med_ms", "p99_ms", "up_mean_Mb/s",
+	       "down_mean_Mb/s");
 	n = store_runs(s, &q, print_run, NULL, &err);
 	store_close(s);
 	if (n < 0)

@@ -219,5 +219,14 @@ check "its console.log holds what the DUT said (the kernel booting)" \
 check "airlab runs --status lab-failed lists it" \
 	grep -q "$(basename "$nb")" <<<"$(al runs --status lab-failed --out "$res" 2>/dev/null)"
 "$AIRLAB" --lab "$work/noboot.yaml" down >/dev/null 2>&1
+# A night on that lab: lab failed, and its table says "-" for the figures
+# the run never had (it printed nan).
+"$AIRLAB" --lab "$work/noboot.yaml" nightly "$work/plan.yaml" --out "$work/nb-nightly" \
+	>"$work/nbn.out" 2>"$work/nbn.err"
+rc=$?
+cat "$work/nbn.out"
+check "a night whose DUT never boots: exit 2, '-' for its missing figures, no nan (exit $rc)" \
+	bash -c '[ "$1" -eq 2 ] && ! grep -wq "nan" "$2" && grep -Eq "^ping +mac80211-6.12 .*( +-){3}" "$2"' _ $rc "$work/nbn.out"
+"$AIRLAB" --lab "$work/noboot.yaml" down >/dev/null 2>&1
 
 finish
