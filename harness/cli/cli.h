@@ -79,6 +79,7 @@ struct cli_run_result {
 	char id[256], dir[4600];
 	int exit_code, lab_failed;
 	int stations, associated; /* when the cell came up */
+	char failure[1024];	  /* why the lab failed, "" otherwise */
 };
 int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 		  const char *out_dir, int wait_s, struct cli_run_result *out);

@@ -31,6 +31,7 @@ struct night_run {
 	struct cmp_result r[8];
 	const char *metric[8];
 	int nr, worse;
+	double seconds; /* the run's wall time, bring-up included */
 };
 
 static const char *run_status(const struct night_run *n)
@@ -174,7 +175,7 @@ static int write_junit(const char *night, const struct night_run *runs, int n,
 		markup_text(f, r->variant);
 		fputs("\" name=\"", f);
 		markup_text(f, r->id[0] ? r->id : "not run");
-		fputs("\">", f);
+		fprintf(f, "\" time=\"%.1f\">", r->seconds);
 		if (r->exit_code != 0)
 			fprintf(f, "<failure message=\"run %s\"/>",
 				run_status(r));
@@ -303,6 +304,7 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 				sp.streams = p.suites[s].streams;
 				cli_run_suite(o, p.suites[s].name, &sp, results,
 					      120, &res);
+				nr->seconds = cli_mono_s() - t_start - el;
 				nr->exit_code = res.exit_code;
 				nr->lab_failed = res.lab_failed;
 				snprintf(nr->id, sizeof(nr->id), "%s", res.id);
@@ -313,9 +315,12 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 					lab_failed = 1;
 					snprintf(why, sizeof(why),
 						 "the cell did not come up for "
-						 "%s on %s (see above)",
+						 "%s on %s: %s",
 						 p.suites[s].name,
-						 p.variants[v]);
+						 p.variants[v],
+						 res.failure[0]
+						     ? res.failure
+						     : "no reason recorded");
 				} else if (res.associated < res.stations) {
 					/* A night with stations missing
 					 * measures another cell. */

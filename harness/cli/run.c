@@ -608,6 +608,7 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 		snprintf(out->dir, sizeof(out->dir), "%s", dir);
 		rec.status = "lab-failed";
 		rec.reasons = st.failure;
+		snprintf(out->failure, sizeof(out->failure), "%s", st.failure);
 		for (int i = 0; i < 2; i++) {
 			rec.air[i].source = i ? "nl80211" : "medium";
 			snprintf(rec.air[i].why, sizeof(rec.air[i].why),

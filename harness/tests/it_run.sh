@@ -227,6 +227,14 @@ rc=$?
 cat "$work/nbn.out"
 check "a night whose DUT never boots: exit 2, '-' for its missing figures, no nan (exit $rc)" \
 	bash -c '[ "$1" -eq 2 ] && ! grep -wq "nan" "$2" && grep -Eq "^ping +mac80211-6.12 .*( +-){3}" "$2"' _ $rc "$work/nbn.out"
+check "its junit.xml: the lab error names the reason (the marker), every test case has a time" \
+	python3 -c "
+import glob, sys, xml.dom.minidom as m
+d = m.parse(glob.glob('$work/nb-nightly/nightly/*/junit.xml')[0])
+err = d.getElementsByTagName('error')[0].getAttribute('message')
+cases = d.getElementsByTagName('testcase')
+sys.exit(not ('airlab-never-printed' in err and 'see above' not in err and
+	all(c.hasAttribute('time') for c in cases if c.getAttribute('classname') != 'lab')))"
 "$AIRLAB" --lab "$work/noboot.yaml" down >/dev/null 2>&1
 
 finish
