@@ -107,9 +107,16 @@ int cmd_report(int argc, char **argv, struct cli_opts *o)
 	} else {
 		rc = report_write(list, n, out, &err);
 	}
-	if (rc < 0)
+	if (rc < 0) {
+		/* The page is written with what could be drawn; it is not
+		 * passed off as complete. */
 		fprintf(stderr, "airlab report: %s\n", err.msg);
-	printf("report: %s/index.html (%d image%s)\n", out, rc < 0 ? 0 : rc,
+		printf("report: %s/index.html (incomplete: see the errors "
+		       "above and the page)\n",
+		       out);
+		return 1;
+	}
+	printf("report: %s/index.html (%d image%s)\n", out, rc,
 	       rc == 1 ? "" : "s");
-	return rc < 0 ? 1 : 0;
+	return 0;
 }

@@ -25,6 +25,9 @@ struct rrun {
 	json_t *rj;
 	const char *id, *suite, *variant, *status, *flent;
 	struct cmp_samples lat, gp;
+	/* Why the run's Flent file could not be read ("" if it could):
+	 * said on the page, and the report fails. */
+	char unreadable[AL_ERR_MAX];
 };
 
 static const char *jstr(json_t *o, const char *key)
@@ -306,12 +309,19 @@ static int write_page(const char *const *run_dirs, size_t n,
 		r->variant = jstr(r->rj, "variant");
 		r->status = jstr(r->rj, "status");
 		r->flent = jstr(r->rj, "flent_file");
-		/* A run without samples (failed) still gets its section. */
-		if (r->flent) {
-			cmp_load(r->dir, cmp_metric_find("latency"), &r->lat,
-				 &e);
-			cmp_load(r->dir, cmp_metric_find("goodput"), &r->gp,
-				 &e);
+		/* A run without samples (failed) still gets its section; a
+		 * run whose Flent file is cut short or missing gets one
+		 * that says so, and the report fails. */
+		if (r->flent && (cmp_load(r->dir, cmp_metric_find("latency"),
+					  &r->lat, &e) < 0 ||
+				 cmp_load(r->dir, cmp_metric_find("goodput"),
+					  &r->gp, &e) < 0)) {
+			snprintf(r->unreadable, sizeof(r->unreadable), "%s",
+				 e.msg);
+			fprintf(stderr, "report: %s: %s\n",
+				r->id ? r->id : r->dir, e.msg);
+			if (!failed++)
+				first = e;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -388,6 +398,13 @@ static int write_page(const char *const *run_dirs, size_t n,
 			markup_text(f, jstr(r->rj, "reasons"));
 		}
 		fputs("</p>\n", f);
+		if (r->unreadable[0]) {
+			fputs("<p class=\"worse\">No time series, CDF or "
+			      "comparison for this run: ",
+			      f);
+			markup_text(f, r->unreadable);
+			fputs("</p>\n", f);
+		}
 		summary_table(f, json_object_get(r->rj, "summary"));
 		snprintf(name, sizeof(name), "r%zu-series.png", i);
 		img(f, out_dir, name, "time series (Flent)");

@@ -195,6 +195,12 @@ out=$(al compare "$ping1" "$ping2" --out "$work/cut" 2>&1)
 rc=$?
 check "compare: a truncated Flent file: exit 2, one line naming it, no table (exit $rc: $out)" \
 	bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <<<"$2")" -eq 1 ] && grep -q "flent.gz: truncated or corrupt" <<<"$2"' _ $rc "$out"
+out=$(al report "$ping1" "$ping2" --out "$work/cut" -o "$work/cut-report" 2>&1)
+rc=$?
+check "report with a truncated Flent file: exit 1, said incomplete, the page names the run's loss, the healthy run keeps its plot (exit $rc)" \
+	bash -c '[ "$1" -eq 1 ] && grep -q "(incomplete" <<<"$2" && grep -q "flent.gz: truncated or corrupt" <<<"$2" &&
+		grep -q "No time series, CDF or comparison for this run" "$3/index.html" && [ -s "$3/r0-series.png" ]' \
+	_ $rc "$out" "$work/cut-report"
 
 # -- a DUT that does not boot is a recorded result, not just a message ------
 al down >/dev/null 2>&1
