@@ -1,4 +1,5 @@
 #include "store.h"
+#include "flent.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -458,14 +459,40 @@ static void reindex_series(struct store *s, const char *results_dir,
 		free(ents);
 }
 
+/* 0 when the run in dir names no Flent file or one that reads whole;
+ * -1 with the reason otherwise. */
+static int flent_check(const char *dir, struct al_err *err)
+{
+	char rj[4300], path[8400];
+	json_t *root, *f;
+	const char *name;
+
+	snprintf(rj, sizeof(rj), "%s/run.json", dir);
+	if (!(root = json_load_file(rj, 0, NULL)))
+		return 0; /* add_run said what is wrong with it */
+	name = jstr(root, "flent_file");
+	if (!name || !*name) {
+		json_decref(root);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	json_decref(root);
+	if (!(f = flent_read(path, err)))
+		return -1;
+	json_decref(f);
+	return 0;
+}
+
 int store_reindex(const char *results_dir, size_t *indexed, size_t *skipped,
-		  struct al_err *err)
+		  size_t *damaged, struct al_err *err)
 {
 	struct store *s;
 	struct dirent **ents;
 	int n;
 
 	*indexed = *skipped = 0;
+	if (damaged)
+		*damaged = 0;
 	if (store_open(&s, results_dir, err) < 0) {
 		/* An index that does not open is set aside, never deleted,
 		 * and built anew from the run directories. */
@@ -514,6 +541,13 @@ int store_reindex(const char *results_dir, size_t *indexed, size_t *skipped,
 			(*skipped)++;
 		} else {
 			(*indexed)++;
+			if (damaged && flent_check(dir, &e) < 0) {
+				fprintf(stderr,
+					"%s: indexed from its run.json, but "
+					"its samples are lost: %s\n",
+					dir, e.msg);
+				(*damaged)++;
+			}
 		}
 	}
 	reindex_series(s, results_dir, "sweeps", "sweep.json", indexed,

@@ -31,9 +31,11 @@ int store_add_series(struct store *s, const char *file, struct al_err *err);
  * series in sweeps/ * /sweep.json and bisect/ * /bisect.json): into
  * a new file that then replaces the old one, so readers never see a half
  * index. A run.json that cannot be read is skipped and reported on
- * stderr (one line, file name first); *skipped counts them. */
+ * stderr (one line, file name first); *skipped counts them. A run indexed
+ * whose Flent file is missing or unreadable is reported the same way and
+ * counted in *damaged (when not NULL). */
 int store_reindex(const char *results_dir, size_t *indexed, size_t *skipped,
-		  struct al_err *err);
+		  size_t *damaged, struct al_err *err);
 
 struct store_run {
 	char id[256], dir[512], start[32], end[32];

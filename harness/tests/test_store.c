@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "../results/flent.h"
 #include "../results/store.h"
 
 static char root[64];
@@ -194,7 +195,8 @@ static void reindex_rebuilds(void **state)
 	snprintf(db, sizeof(db), "%s/airlab.db", root);
 	snprintf(cmd, sizeof(cmd), "rm -f '%s' '%s-wal' '%s-shm'", db, db, db);
 	assert_int_equal(system(cmd), 0);
-	assert_int_equal(store_reindex(root, &indexed, &skipped, &err), 0);
+	assert_int_equal(store_reindex(root, &indexed, &skipped, NULL, &err),
+			 0);
 	assert_int_equal(indexed, 3);
 	assert_int_equal(skipped, 1);
 	/* A run written before run.json named its suite: from its id. */
@@ -214,7 +216,8 @@ static void reindex_rebuilds(void **state)
 		       "................................................");
 	snprintf(cmd, sizeof(cmd), "rm -f '%s-wal' '%s-shm'", db, db);
 	assert_int_equal(system(cmd), 0);
-	assert_int_equal(store_reindex(root, &indexed, &skipped, &err), 0);
+	assert_int_equal(store_reindex(root, &indexed, &skipped, NULL, &err),
+			 0);
 	assert_int_equal(indexed, 4);
 	assert_int_equal(store_open(&s, root, &err), 0);
 	assert_int_equal(store_runs(s,
@@ -365,11 +368,45 @@ static void series_indexed(void **state)
 				    "outcome = 'dropped' AND x = 30 AND "
 				    "run_id IS NULL"),
 			 1);
-	assert_int_equal(store_reindex(root, &indexed, &skipped, &err), 0);
+	assert_int_equal(store_reindex(root, &indexed, &skipped, NULL, &err),
+			 0);
 	assert_int_equal(count_rows("SELECT count(*) FROM series WHERE id = "
 				    "'S1' AND status = 'complete'"),
 			 1);
 	assert_int_equal(count_rows("SELECT count(*) FROM series_steps"), 2);
+}
+
+/* reindex says which runs lost their samples: a run.json whose Flent file
+ * is missing or cut short is indexed, and counted and named. */
+static void reindex_says_lost_samples(void **state)
+{
+	const char *id = "20261202T000000Z-ping-lost";
+	size_t indexed, skipped, damaged, missing;
+	char path[300], cmd[700];
+	struct flent_file *f;
+	struct al_err err;
+
+	(void)state;
+	make_run(id, "ping", "stock-6.1", "2026-12-02T00:00:00Z", 5,
+		 "complete");
+	assert_int_equal(
+	    store_reindex(root, &indexed, &skipped, &missing, &err), 0);
+	assert_true(missing >= 1 && missing <= indexed);
+	/* The file it names, whole: one fewer lost. */
+	f = flent_new("ping", 1.7e9, 0.2, 2, 3, &err);
+	assert_non_null(f);
+	snprintf(path, sizeof(path), "%s/%s/x.flent.gz", root, id);
+	assert_int_equal(flent_write(f, path, &err), 0);
+	flent_free(f);
+	assert_int_equal(
+	    store_reindex(root, &indexed, &skipped, &damaged, &err), 0);
+	assert_int_equal(damaged, missing - 1);
+	/* Cut short: lost again. */
+	snprintf(cmd, sizeof(cmd), "truncate -s 20 '%s'", path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(
+	    store_reindex(root, &indexed, &skipped, &damaged, &err), 0);
+	assert_int_equal(damaged, missing);
 }
 
 int main(void)
@@ -379,6 +416,7 @@ int main(void)
 	    cmocka_unit_test(reindex_rebuilds),
 	    cmocka_unit_test(series_indexed),
 	    cmocka_unit_test(sigkill_leaves_index_consistent),
+	    cmocka_unit_test(reindex_says_lost_samples),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
