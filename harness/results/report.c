@@ -168,8 +168,9 @@ static int plot_boxes(const char *out, struct rrun *runs, size_t n, int lat,
 		    "set xtics (",
 		    lat ? "Latency under load (ms)" : "Total goodput (Mbit/s)");
 	for (size_t i = 0; i < n; i++)
-		plot_printf(&b, "%s\"%c: %s\" %zu", i ? ", " : "",
+		plot_printf(&b, "%s\"%c: %s %s\" %zu", i ? ", " : "",
 			    (int)('A' + i % 26),
+			    runs[i].suite ? runs[i].suite : "?",
 			    runs[i].variant ? runs[i].variant : "?", i + 1);
 	plot_printf(&b, ")\nset xrange [0.5:%zu.5]\n%splot ", n,
 		    lat ? "set logscale y\n" : "");
@@ -212,16 +213,29 @@ static void summary_table(FILE *f, json_t *sum)
 	fputs("</table>\n", f);
 }
 
+static int same_str(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/* Each run against the first run of the page with the same suite: runs
+ * of different suites measure different things and are never compared. */
 static void compare_table(FILE *f, struct rrun *runs, size_t n)
 {
 	size_t nm;
 	const struct cmp_metric *ms = cmp_metrics(&nm);
 
-	fputs("<table><tr><th>run</th><th>metric</th><th>A median</th>"
-	      "<th>median</th><th>change</th><th>95% CI</th><th>p "
-	      "(Mann-Whitney)</th><th>verdict</th></tr>\n",
+	fputs("<table><tr><th>run</th><th>against</th><th>metric</th>"
+	      "<th>its median</th><th>median</th><th>change</th><th>95% "
+	      "CI</th><th>p (Mann-Whitney)</th><th>verdict</th></tr>\n",
 	      f);
-	for (size_t i = 1; i < n; i++)
+	for (size_t i = 1; i < n; i++) {
+		size_t a = 0;
+
+		while (a < i && !same_str(runs[a].suite, runs[i].suite))
+			a++;
+		if (a == i)
+			continue; /* the first of its suite: the reference */
 		for (size_t k = 0; k < nm; k++) {
 			int lat = !strcmp(ms[k].name, "latency");
 			struct cmp_result r;
@@ -229,11 +243,12 @@ static void compare_table(FILE *f, struct rrun *runs, size_t n)
 			if (!lat && strcmp(ms[k].name, "goodput"))
 				continue;
 			/* The samples write_page loaded for the plots. */
-			cmp_compare(lat ? &runs[0].lat : &runs[0].gp,
+			cmp_compare(lat ? &runs[a].lat : &runs[a].gp,
 				    lat ? &runs[i].lat : &runs[i].gp, &ms[k],
 				    ms[k].threshold, 1, &r);
-			fprintf(f, "<tr><td>%c</td><td>%s (%s)</td>",
-				(int)('A' + i % 26), ms[k].name, ms[k].units);
+			fprintf(f, "<tr><td>%c</td><td>%c</td><td>%s (%s)</td>",
+				(int)('A' + i % 26), (int)('A' + a % 26),
+				ms[k].name, ms[k].units);
 			if (r.verdict == CMP_NODATA) {
 				fputs("<td colspan=5>too few samples</td>"
 				      "<td>no data</td></tr>\n",
@@ -251,6 +266,7 @@ static void compare_table(FILE *f, struct rrun *runs, size_t n)
 							  : "same",
 				cmp_verdict_name(r.verdict));
 		}
+	}
 	fputs("</table>\n", f);
 }
 
@@ -373,10 +389,22 @@ static int write_page(const char *const *run_dirs, size_t n,
 	if (extra)
 		fputs(extra, f);
 	if (n > 1) {
-		fputs("<h2>Comparison (each run against A)</h2>\n", f);
+		fputs("<h2>Comparison (each run against the first run of "
+		      "its suite)</h2>\n",
+		      f);
 		compare_table(f, runs, n);
 		img(f, out_dir, "box-latency.png", "latency box plot");
 		img(f, out_dir, "box-goodput.png", "goodput box plot");
+		/* The boxes' labels, spelled out. */
+		fputs("<p>", f);
+		for (size_t i = 0; i < n; i++) {
+			fprintf(f, "%s%c: ", i ? ", " : "",
+				(int)('A' + i % 26));
+			markup_text(f, runs[i].suite ? runs[i].suite : "?");
+			fputc(' ', f);
+			markup_text(f, runs[i].variant ? runs[i].variant : "?");
+		}
+		fputs("</p>\n", f);
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct rrun *r = &runs[i];

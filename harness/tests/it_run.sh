@@ -120,7 +120,7 @@ rc=$?
 echo "$out"
 check "compare --baseline last-good picks the ping run before" grep -q "^compare $ping1 (A) -> $ping2 (B)" <<<"$out"
 # -- report: a static page whose every image exists and is a PNG ----------
-al report "$ping1" "$rrul" -o "$work/report" --out "$res" >"$work/report.out" 2>&1
+al report "$ping1" "$rrul" "$ping2" -o "$work/report" --out "$res" >"$work/report.out" 2>&1
 cat "$work/report.out"
 report_ok() {
 	local page=$work/report/index.html img n=0
@@ -133,8 +133,13 @@ report_ok() {
 	[ "$n" -ge 7 ] || { echo "# only $n images on the page"; return 1; }
 }
 check "report: index.html and every image on it is a PNG" report_ok
-check "report: the comparison table says rrul's latency is worse" \
-	grep -q '<td class=worse>worse</td>' "$work/report/index.html"
+# Only like runs are compared: C (ping) against A (ping); B (rrul) has no
+# run of its suite before it (it was compared with the ping run).
+check "report: the comparison table compares C with A, both ping, and not B (rrul)" \
+	bash -c 'grep -q "<tr><td>C</td><td>A</td><td>latency (ms)</td>" "$1" && ! grep -q "<tr><td>B</td>" "$1"' \
+	_ "$work/report/index.html"
+check "report: the box plots' runs are named by suite and variant" \
+	grep -q 'A: ping mac80211-6.12, B: rrul mac80211-6.12, C: ping mac80211-6.12' "$work/report/index.html"
 
 # -- nightly: a one-run plan twice; the second night compares with the first
 nres=$work/nightly-results
