@@ -17,6 +17,7 @@
 #include "../lab/plan.h"
 #include "../results/compare.h"
 #include "../results/report.h"
+#include "../lab/variant.h"
 #include "../results/store.h"
 #include "../suites/suites.h"
 #include "../util/json_file.h"
@@ -257,9 +258,24 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 			p.path, total, MAX_RUNS);
 		return 2;
 	}
-	/* Every variant must load before the first run starts. */
+	/* Every variant must load before the first run starts; one that
+	 * does not is the plan's error, at the line that names it. */
 	for (int v = 0; v < p.nvariants; v++) {
 		static struct cell c;
+		static struct variant var;
+
+		if (variant_load(&var, o->variant_dir, p.variants[v], &err) <
+		    0) {
+			/* A name with no file: one location, the plan's. A
+			 * file that does not parse keeps its own. */
+			const char *unknown =
+			    strstr(err.msg, ": unknown variant");
+
+			fprintf(stderr, "airlab nightly: %s:%d: %s\n", p.path,
+				p.variant_line[v],
+				unknown ? unknown + 2 : err.msg);
+			return 2;
+		}
 
 		snprintf(o->variant, sizeof(o->variant), "%s", p.variants[v]);
 		if (cli_cell_load(&c, o) < 0)

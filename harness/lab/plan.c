@@ -122,6 +122,7 @@ static int finish(struct plan *p, struct ydoc *d, int loaded,
 					 "plan: variant '%s' is not a variant "
 					 "name ([A-Za-z0-9._-])",
 					 name);
+		p->variant_line[p->nvariants] = ydoc_line(item(d, v, i));
 		snprintf(p->variants[p->nvariants++], sizeof(p->variants[0]),
 			 "%s", name);
 	}

@@ -25,6 +25,7 @@ struct plan {
 	/* Resolved against the plan file's directory; "" = the default. */
 	char lab[4096], topology[4096];
 	char variants[PLAN_MAX_VARIANTS][256];
+	int variant_line[PLAN_MAX_VARIANTS]; /* where each is named */
 	int nvariants;
 	struct plan_suite suites[PLAN_MAX_SUITES];
 	int nsuites;

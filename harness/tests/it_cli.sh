@@ -38,4 +38,14 @@ out=$("$AIRLAB" compare --out="$work/res" run-a run-b 2>&1)
 rc=$?
 check "compare of runs that are not there: exit 2, one line, no table ($out)" \
 	bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <<<"$2")" -eq 1 ] && grep -q "no run .run-a. in" <<<"$2"' _ $rc "$out"
+# A plan naming a variant kernel/ lacks: the plan's file:line, one
+# location, before anything starts.
+printf 'name: cli\nvariants:\n  - mac80211-6.12\n  - no-such-variant\nsuites: [{name: ping, length: 3}]\n' \
+	>"$work/plan.yaml"
+out=$("$AIRLAB" nightly "$work/plan.yaml" --out "$work/nres" 2>&1)
+rc=$?
+check "nightly: an unknown variant is the plan's error at its line, exit 2 ($out)" \
+	bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <<<"$2")" -eq 1 ] &&
+		grep -q "^airlab nightly: $3:4: unknown variant .no-such-variant. (" <<<"$2" && [ ! -e "$4" ]' \
+	_ $rc "$out" "$work/plan.yaml" "$work/nres"
 finish
