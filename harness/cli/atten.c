@@ -15,8 +15,9 @@ static int set_path(const struct lab *lab, const char *path, double db)
 	double back;
 	int channel, rc = 1;
 
+	/* A path the lab does not have is bad input, as a bad dB value. */
 	if (atten_path_find(lab, path, &a, &channel, &err) < 0)
-		return cli_fail(&err);
+		return cli_fail(&err) + 1;
 	if (atten_open(&h, lab, a, &err) < 0)
 		return cli_fail(&err);
 	if (h.ops->set_db(h.dev, channel, db, &err) < 0 ||
@@ -50,7 +51,7 @@ static int get_paths(const struct lab *lab, const char *path)
 	if (n < 0)
 		return cli_fail(&err);
 	if (path && atten_path_find(lab, path, &a, &channel, &err) < 0)
-		return cli_fail(&err);
+		return cli_fail(&err) + 1;
 	if (n == 0) {
 		fprintf(stderr, "airlab: %s: the lab file has no attenuators\n",
 			lab->path);

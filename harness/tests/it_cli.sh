@@ -48,4 +48,12 @@ check "nightly: an unknown variant is the plan's error at its line, exit 2 ($out
 	bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <<<"$2")" -eq 1 ] &&
 		grep -q "^airlab nightly: $3:4: unknown variant .no-such-variant. (" <<<"$2" && [ ! -e "$4" ]' \
 	_ $rc "$out" "$work/plan.yaml" "$work/nres"
+for a in "set no-such-path 10" "get no-such-path"; do
+	# shellcheck disable=SC2086 # the words of the command
+	out=$("$AIRLAB" atten $a 2>&1)
+	rc=$?
+	check "atten $a: a path the lab lacks is bad input, exit 2, the known ones listed ($out)" \
+		bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <<<"$2")" -eq 1 ] && grep -q "no attenuator has RF path .no-such-path. (known: path1" <<<"$2"' \
+		_ $rc "$out"
+done
 finish
