@@ -60,8 +60,8 @@ check "atten get path1 says 20 dB" \
 	test "$(al atten get path1 | awk '$1 == "path1" { print $4 }')" = 20.00
 out=$(al atten set path9 3 2>&1)
 rc=$?
-check "unknown path: exit 1, known paths listed" \
-	bash -c '[ "$1" -eq 1 ] && grep -q "known: path1, path2" <<<"$2"' _ $rc "$out"
+check "unknown path: exit 2 (bad input), known paths listed" \
+	bash -c '[ "$1" -eq 2 ] && grep -q "known: path1, path2" <<<"$2"' _ $rc "$out"
 out=$(al atten set path2 500 2>&1)
 rc=$?
 p2=$(al atten get path2 | awk '$1 == "path2" { print $4 }')

@@ -51,6 +51,7 @@ struct shell_dev {
 	int alive_timeout_ms;
 	char exec_prefix[256];
 	struct ssh_counter_struct rx; /* packets from the server: liveness */
+	char no_answer[96];	      /* session_error()'s text for a timeout */
 };
 
 /* "60 s" or "1.5 s". */
@@ -61,6 +62,21 @@ static const char *fmt_seconds(char *buf, size_t len, int ms)
 	else
 		snprintf(buf, len, "%.1f s", ms / 1000.0);
 	return buf;
+}
+
+/* libssh's last error, or what an empty one means: a blocking call that
+ * gave up after the session timeout leaves no message behind. */
+static const char *session_error(struct shell_dev *d)
+{
+	const char *e = ssh_get_error(d->session);
+	char secs[32];
+
+	if (e && *e)
+		return e;
+	snprintf(d->no_answer, sizeof(d->no_answer),
+		 "no answer within %s (connect_timeout_s)",
+		 fmt_seconds(secs, sizeof(secs), d->connect_timeout_ms));
+	return d->no_answer;
 }
 
 /* A positive number of seconds setting; absent: def. */
@@ -778,7 +794,7 @@ static int pump(struct shell_dev *d, ssh_channel ch, struct run_state *r,
 					"%s: %s: writing stdin of '%.200s': "
 					"%s",
 					d->dev, d->where, cmd,
-					ssh_get_error(d->session));
+					session_error(d));
 				goto out;
 			}
 			if (w == 0)
@@ -809,7 +825,7 @@ static int pump(struct shell_dev *d, ssh_channel ch, struct run_state *r,
 					"%s: %s: closing stdin of '%.200s': "
 					"%s",
 					d->dev, d->where, cmd,
-					ssh_get_error(d->session));
+					session_error(d));
 				goto out;
 			}
 			eof_sent = true;
@@ -822,8 +838,7 @@ static int pump(struct shell_dev *d, ssh_channel ch, struct run_state *r,
 			al_errf(err,
 				"%s: %s: connection lost while running "
 				"'%.200s': %s",
-				d->dev, d->where, cmd,
-				ssh_get_error(d->session));
+				d->dev, d->where, cmd, session_error(d));
 			goto out;
 		}
 		if (ssh_get_status(d->session) &
@@ -831,8 +846,7 @@ static int pump(struct shell_dev *d, ssh_channel ch, struct run_state *r,
 			al_errf(err,
 				"%s: %s: connection closed while running "
 				"'%.200s': %s",
-				d->dev, d->where, cmd,
-				ssh_get_error(d->session));
+				d->dev, d->where, cmd, session_error(d));
 			goto out;
 		}
 
@@ -901,7 +915,7 @@ static int ssh_exec(struct shell_dev *d, const char *cmd,
 	if (!ch) {
 		free(wrapped);
 		return al_errf(err, "%s: %s: cannot create an SSH channel: %s",
-			       d->dev, d->where, ssh_get_error(d->session));
+			       d->dev, d->where, session_error(d));
 	}
 	if (ssh_set_channel_callbacks(ch, &cb) != SSH_OK) {
 		al_errf(err, "%s: %s: cannot set channel callbacks", d->dev,
@@ -911,12 +925,12 @@ static int ssh_exec(struct shell_dev *d, const char *cmd,
 	/* open and exec block up to connect_timeout_s each */
 	if (ssh_channel_open_session(ch) != SSH_OK) {
 		al_errf(err, "%s: %s: opening a session channel: %s", d->dev,
-			d->where, ssh_get_error(d->session));
+			d->where, session_error(d));
 		goto out;
 	}
 	if (ssh_channel_request_exec(ch, cmd) != SSH_OK) {
 		al_errf(err, "%s: %s: exec '%.200s' refused: %s", d->dev,
-			d->where, cmd, ssh_get_error(d->session));
+			d->where, cmd, session_error(d));
 		goto out;
 	}
 
@@ -1158,7 +1172,7 @@ static bool sftp_answers(struct shell_dev *d, char *why, size_t len)
 		snprintf(why, len, "%s",
 			 n > 0	  ? ""
 			 : n == 0 ? "the subsystem closed without a version"
-				  : ssh_get_error(d->session));
+				  : session_error(d));
 	}
 	if (ch) {
 		ssh_channel_close(ch);
@@ -1197,8 +1211,10 @@ static int ssh_upload(struct shell_dev *d, const char *local,
 		if (!sf || sftp_init(sf) != SSH_OK) {
 			have_sftp = false;
 			snprintf(why, sizeof(why), "%s",
-				 sf ? sftp_error_text(sf)
-				    : ssh_get_error(d->session));
+				 sf ? sftp_error_text(sf) : session_error(d));
+			if (!why[0])
+				snprintf(why, sizeof(why), "%s",
+					 session_error(d));
 			if (sf)
 				sftp_free(sf);
 			sf = NULL;
