@@ -37,12 +37,12 @@ static int split_paths(const struct lab *lab, const struct lab_atten *a,
 	int channel = 0;
 
 	if (!p)
-		return al_errf(err,
-			       "%s:%d: attenuator %s: setting '" PATHS_KEY
-			       "' is missing (the RF path of each channel in "
-			       "channel order, e.g. '" PATHS_KEY
-			       ": path1 path2')",
-			       lab->path, a->binding.line, a->name);
+		return al_err_input(
+		    err,
+		    "%s:%d: attenuator %s: setting '" PATHS_KEY
+		    "' is missing (the RF path of each channel in "
+		    "channel order, e.g. '" PATHS_KEY ": path1 path2')",
+		    lab->path, a->binding.line, a->name);
 	for (s = p->value + strspn(p->value, PATH_BLANKS); *s;
 	     s += strspn(s, PATH_BLANKS)) {
 		size_t len = strcspn(s, PATH_BLANKS);
@@ -55,54 +55,57 @@ static int split_paths(const struct lab *lab, const struct lab_atten *a,
 		}
 		if (len >= sizeof(name) ||
 		    !ydoc_name_ok(name, LAB_NAME_MAX - 1, PATH_EXTRA, 0)) {
-			al_errf(err,
-				"%s:%d: attenuator %s: path '%.*s' must be "
-				"1..%d characters of [A-Za-z0-9_-]%s",
-				lab->path, p->line, a->name,
-				(int)(len > 80 ? 80 : len), s, LAB_NAME_MAX - 1,
-				memchr(s, ',', len) ? " (separate paths with "
-						      "blanks)"
-						    : "");
+			al_err_input(
+			    err,
+			    "%s:%d: attenuator %s: path '%.*s' must be "
+			    "1..%d characters of [A-Za-z0-9_-]%s",
+			    lab->path, p->line, a->name,
+			    (int)(len > 80 ? 80 : len), s, LAB_NAME_MAX - 1,
+			    memchr(s, ',', len) ? " (separate paths with "
+						  "blanks)"
+						: "");
 			return one_line(err);
 		}
 		s += len;
 		if (++channel > ATTEN_MAX_CHANNELS)
-			return al_errf(err,
-				       "%s:%d: attenuator %s: more than %d "
-				       "paths",
-				       lab->path, p->line, a->name,
-				       ATTEN_MAX_CHANNELS);
+			return al_err_input(
+			    err,
+			    "%s:%d: attenuator %s: more than %d "
+			    "paths",
+			    lab->path, p->line, a->name, ATTEN_MAX_CHANNELS);
 		for (int i = 0; i < *n; i++) {
 			if (strcmp(out[i].path, name) != 0)
 				continue;
 			if (out[i].atten == a)
-				return al_errf(err,
-					       "%s:%d: attenuator %s: path "
-					       "'%s' is both channel %d and "
-					       "channel %d",
-					       lab->path, p->line, a->name,
-					       name, out[i].channel, channel);
-			return al_errf(err,
-				       "%s:%d: attenuator %s: path '%s' is "
-				       "already channel %d of attenuator %s "
-				       "(line %d); a path runs through one "
-				       "channel",
-				       lab->path, p->line, a->name, name,
-				       out[i].channel, out[i].atten->name,
-				       paths_line(out[i].atten));
+				return al_err_input(
+				    err,
+				    "%s:%d: attenuator %s: path "
+				    "'%s' is both channel %d and "
+				    "channel %d",
+				    lab->path, p->line, a->name, name,
+				    out[i].channel, channel);
+			return al_err_input(
+			    err,
+			    "%s:%d: attenuator %s: path '%s' is "
+			    "already channel %d of attenuator %s "
+			    "(line %d); a path runs through one "
+			    "channel",
+			    lab->path, p->line, a->name, name, out[i].channel,
+			    out[i].atten->name, paths_line(out[i].atten));
 		}
 		if (*n >= max)
-			return al_errf(err,
-				       "%s:%d: attenuator %s: more than %d "
-				       "paths in the lab",
-				       lab->path, p->line, a->name, max);
+			return al_err_input(
+			    err,
+			    "%s:%d: attenuator %s: more than %d "
+			    "paths in the lab",
+			    lab->path, p->line, a->name, max);
 		ap = &out[(*n)++];
 		ap->atten = a;
 		ap->channel = channel;
 		memcpy(ap->path, name, len + 1);
 	}
 	if (!channel)
-		return al_errf(
+		return al_err_input(
 		    err, "%s:%d: attenuator %s: '" PATHS_KEY "' names no path",
 		    lab->path, p->line, a->name);
 	return 0;
@@ -148,9 +151,9 @@ int atten_path_find(const struct lab *lab, const char *path,
 		if (len >= sizeof(known))
 			len = sizeof(known) - 1;
 	}
-	al_errf(err, "%s: no attenuator has RF path '%.80s' (%s%s)", lab->path,
-		path ? path : "", n ? "known: " : "the lab file names none",
-		known);
+	al_err_input(err, "%s: no attenuator has RF path '%.80s' (%s%s)",
+		     lab->path, path ? path : "",
+		     n ? "known: " : "the lab file names none", known);
 	return one_line(err);
 }
 

@@ -35,9 +35,11 @@ static const struct subcommand subcommands[] = {
     {"console", cmd_console, "HOST [--log FILE] [--timeout S]",
      "attach to a host's serial console (Ctrl-] leaves)"},
     {"shell", cmd_shell, "HOST [--stdin] -- CMD...",
-     "run a command on a host; exits with its status"},
+     "run a command on a host; exits with its status (255: airlab "
+     "could not run it)"},
     {"run", cmd_run,
-     "SUITE [--length S] [--step S] [--streams N] [--cc CC] [--out DIR]",
+     "SUITE [--length S] [--step S] [--streams N] [--cc CC] [--out DIR] "
+     "[--wait S]",
      "run a test suite on the cell, write results/<run-id>/"},
     {"suites", cmd_suites, "", "list the test suites"},
     {"runs", cmd_runs,
@@ -52,7 +54,7 @@ static const struct subcommand subcommands[] = {
      "static HTML report of runs: time series, CDF, stations, comparison"},
     {"nightly", cmd_nightly, "PLAN.yaml [--out RESULTS]",
      "run a nightly plan, compare with the last good night, report "
-     "(exit 1: regressed, 2: lab failed)"},
+     "(exit 1: regressed, 3: a run partial, 4: the lab failed)"},
     {"reindex", cmd_reindex, "[--out DIR]",
      "rebuild results/airlab.db from the run directories"},
     {"atten", cmd_atten, "set PATH DB | get [PATH]",
@@ -113,6 +115,77 @@ void cli_usage(FILE *f, const char *name)
 		"mac80211-6.12)\n");
 }
 
+/* An action's part of a command's usage ("lava submit": the "submit ..."
+ * alternative of lava's), else all of it. */
+static void usage_args(const struct subcommand *sc, const char *action,
+		       const char **args, int *len)
+{
+	const char *p = sc->args;
+
+	*args = p;
+	*len = (int)strlen(p);
+	if (!action)
+		return;
+	for (;;) {
+		size_t n = strlen(action), seg = strcspn(p, "|");
+
+		while (*p == ' ')
+			p++, seg--;
+		if (!strncmp(p, action, n) && (p[n] == ' ' || !p[n])) {
+			*args = p;
+			*len = (int)seg;
+			while (*len > 0 && p[*len - 1] == ' ')
+				--*len;
+			return;
+		}
+		if (!p[seg])
+			return;
+		p += seg + 1;
+	}
+}
+
+int cli_usage_error(const char *cmd, const char *what)
+{
+	size_t len = strcspn(cmd, " ");
+	const char *action = cmd[len] ? cmd + len + 1 : NULL, *args;
+	int alen;
+
+	for (size_t i = 0; i < NSUB; i++)
+		if (strlen(subcommands[i].name) == len &&
+		    !strncmp(subcommands[i].name, cmd, len)) {
+			usage_args(&subcommands[i], action, &args, &alen);
+			fprintf(stderr,
+				"airlab %s: %s (usage: airlab %s %.*s)\n", cmd,
+				what, subcommands[i].name, alen, args);
+			return AL_EXIT_USAGE;
+		}
+	fprintf(stderr, "airlab %s: %s\n", cmd, what);
+	return AL_EXIT_USAGE;
+}
+
+static const char exit_statuses[] =
+    "Exit status: 0 ok; 1 a metric got worse, or a result is incomplete;\n"
+    "  2 bad input, refused before the lab is touched; 3 partial (part of\n"
+    "  the flows or stations); 4 the lab, a device or the disk failed.\n";
+
+void cli_usage_flags(FILE *f, const char *name, const struct cli_flag *flags)
+{
+	cli_usage(f, name);
+	if (flags && flags->flag)
+		fprintf(f, "Options:\n");
+	for (; flags && flags->flag; flags++) {
+		const char *h = flags->help ? flags->help : "";
+		const char *tab = strchr(h, '\t');
+		char left[64];
+
+		snprintf(left, sizeof(left), "%s%s%.*s", flags->flag,
+			 tab && tab > h ? " " : "", tab ? (int)(tab - h) : 0,
+			 h);
+		fprintf(f, "  %-20s %s\n", left, tab ? tab + 1 : h);
+	}
+	fputs(exit_statuses, f);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: airlab [COMMON OPTIONS] COMMAND [ARGS]\n"
@@ -124,7 +197,8 @@ static void usage(FILE *f)
 			subcommands[i].summary);
 	fprintf(f, "\n'airlab COMMAND --help' (or 'airlab help COMMAND') "
 		   "shows a command's options;\n--opt value and --opt=value "
-		   "are the same.\n");
+		   "are the same.\n\n");
+	fputs(exit_statuses, f);
 }
 
 /* Consumes a common option (--lab, --topology, --variant) at argv[*i];
@@ -186,12 +260,12 @@ int cli_parse_rest(const char *cmd, int argc, char **argv, struct cli_opts *o,
 		if (!(f && f->flag)) {
 			r = common_opt(argc, argv, &i, o);
 			if (r < 0)
-				return 2;
+				return AL_EXIT_USAGE;
 			if (r)
 				continue;
 		}
 		if (cli_is_help(argv[i])) {
-			cli_usage(stdout, cmd);
+			cli_usage_flags(stdout, cmd, flags);
 			return 0;
 		}
 		if (f && f->flag && !f->value) {
@@ -200,7 +274,7 @@ int cli_parse_rest(const char *cmd, int argc, char **argv, struct cli_opts *o,
 			if (i + 1 >= argc) {
 				fprintf(stderr, "airlab %s: %s needs a value\n",
 					cmd, f->flag);
-				return 2;
+				return AL_EXIT_USAGE;
 			}
 			*f->value = argv[++i];
 		} else if (is_positional(argv[i]) && np < npos) {
@@ -208,10 +282,11 @@ int cli_parse_rest(const char *cmd, int argc, char **argv, struct cli_opts *o,
 		} else if (rest && np == npos) {
 			break; /* the words passed on start here */
 		} else {
-			fprintf(stderr, "airlab %s: unexpected '%s'\n", cmd,
-				argv[i]);
-			cli_usage(stderr, cmd);
-			return 2;
+			fprintf(stderr,
+				"airlab %s: unexpected '%s' (airlab help %s "
+				"lists the options)\n",
+				cmd, argv[i], cmd);
+			return AL_EXIT_USAGE;
 		}
 	}
 	if (rest)
@@ -277,7 +352,13 @@ void cli_git_commit(const char *root, char *out, size_t len)
 int cli_fail(const struct al_err *err)
 {
 	fprintf(stderr, "airlab: %s\n", err->msg);
-	return 1;
+	return err->bad_input ? AL_EXIT_USAGE : AL_EXIT_LAB;
+}
+
+int cli_fail_usage(const struct al_err *err)
+{
+	cli_fail(err);
+	return AL_EXIT_USAGE;
 }
 
 void cli_cell_num(double v, const char *fmt, int width)
@@ -332,17 +413,31 @@ int cli_cell_load(struct cell *c, struct cli_opts *o)
 	return 0;
 }
 
+int cli_host_arg(const char *cmd, const struct lab *lab, const char *name)
+{
+	if (lab_host_find(lab, name))
+		return 0;
+	fprintf(stderr, "airlab %s: %s: no host '%s' in this lab (hosts:", cmd,
+		lab->path, name);
+	for (int i = 0; i < lab->nhosts; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", lab->hosts[i].name);
+	fprintf(stderr, ")\n");
+	return -1;
+}
+
 static int dut_open_as(struct dut *d, const struct lab *lab, const char *name,
 		       bool observe)
 {
-	struct al_err err = {{0}};
+	struct al_err err = {0};
+
+	int rc;
 
 	if ((observe ? dut_observe : dut_open)(d, lab, name, &err) < 0) {
-		cli_fail(&err);
+		rc = cli_fail(&err);
 		dut_close(d);
-		return -1;
+		return rc;
 	}
-	return 0;
+	return AL_EXIT_OK;
 }
 
 int cli_dut_open(struct dut *d, const struct lab *lab, const char *name)
@@ -428,13 +523,13 @@ int main(int argc, char **argv)
 	for (; i < argc; i++) {
 		int r = common_opt(argc, argv, &i, &o);
 		if (r < 0)
-			return 2;
+			return AL_EXIT_USAGE;
 		if (r == 0)
 			break;
 	}
 	if (i >= argc) {
 		usage(stderr);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (!strcmp(argv[i], "--version")) {
 		version();
@@ -445,13 +540,19 @@ int main(int argc, char **argv)
 		if (i + 1 < argc && !cli_is_help(argv[i + 1])) {
 			for (size_t k = 0; k < NSUB; k++)
 				if (!strcmp(argv[i + 1], subcommands[k].name)) {
-					cli_usage(stdout, argv[i + 1]);
-					return 0;
+					/* the command's own --help: its
+					 * options with their defaults */
+					char help_arg[] = "--help";
+					char *hv[] = {argv[i + 1], help_arg,
+						      NULL};
+
+					return subcommands[k].run(2, hv, &o);
 				}
-			fprintf(stderr, "airlab help: unknown command '%s'\n",
+			fprintf(stderr,
+				"airlab help: unknown command '%s' (airlab "
+				"help lists them)\n",
 				argv[i + 1]);
-			usage(stderr);
-			return 2;
+			return AL_EXIT_USAGE;
 		}
 		usage(stdout);
 		return 0;
@@ -459,7 +560,8 @@ int main(int argc, char **argv)
 	for (size_t k = 0; k < NSUB; k++)
 		if (strcmp(argv[i], subcommands[k].name) == 0)
 			return subcommands[k].run(argc - i, argv + i, &o);
-	fprintf(stderr, "airlab: unknown command '%s'\n", argv[i]);
-	usage(stderr);
-	return 2;
+	fprintf(stderr,
+		"airlab: unknown command '%s' (airlab help lists them)\n",
+		argv[i]);
+	return AL_EXIT_USAGE;
 }

@@ -13,16 +13,16 @@ static int set_path(const struct lab *lab, const char *path, double db)
 	struct atten_handle h;
 	struct al_err err;
 	double back;
-	int channel, rc = 1;
+	int channel, rc = AL_EXIT_LAB;
 
 	/* A path the lab does not have is bad input, as a bad dB value. */
 	if (atten_path_find(lab, path, &a, &channel, &err) < 0)
-		return cli_fail(&err) + 1;
+		return cli_fail_usage(&err);
 	if (atten_open(&h, lab, a, &err) < 0)
 		return cli_fail(&err);
 	if (h.ops->set_db(h.dev, channel, db, &err) < 0 ||
 	    h.ops->get_db(h.dev, channel, &back, &err) < 0)
-		cli_fail(&err);
+		rc = cli_fail(&err);
 	else
 		rc = 0;
 	atten_close(&h);
@@ -51,11 +51,11 @@ static int get_paths(const struct lab *lab, const char *path)
 	if (n < 0)
 		return cli_fail(&err);
 	if (path && atten_path_find(lab, path, &a, &channel, &err) < 0)
-		return cli_fail(&err) + 1;
+		return cli_fail_usage(&err);
 	if (n == 0) {
 		fprintf(stderr, "airlab: %s: the lab file has no attenuators\n",
 			lab->path);
-		return 1;
+		return AL_EXIT_USAGE;
 	}
 	for (int i = 0; i < n; i++) {
 		if (path && strcmp(all[i].path, path) != 0)
@@ -98,15 +98,15 @@ int cmd_atten(int argc, char **argv, struct cli_opts *o)
 			fprintf(stderr,
 				"airlab atten: '%s' is not a number of dB\n",
 				words[2]);
-			return 2;
+			return AL_EXIT_USAGE;
 		}
 	} else if (!(nwords >= 1 && strcmp(words[0], "get") == 0 &&
 		     nwords <= 2)) {
-		cli_usage(stderr, "atten");
-		return 2;
+		return cli_usage_error("atten",
+				       "expected set PATH DB or get [PATH]");
 	}
 	if (lab_load(&lab, o->lab, &err) < 0)
-		return cli_fail(&err) + 1;
+		return cli_fail_usage(&err);
 	if (words[0][0] == 's')
 		rc = set_path(&lab, words[1], db);
 	else

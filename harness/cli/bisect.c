@@ -204,7 +204,7 @@ static int measure(struct bisect *b, struct cli_opts *o, const char *variant,
 	}
 	/* Every revision's variant has the same name: boot it afresh, not
 	 * reuse a DUT that runs the last one. */
-	if (cli_dut_open(&d, &c.lab, c.ap_host->name) < 0 ||
+	if (cli_dut_open(&d, &c.lab, c.ap_host->name) != AL_EXIT_OK ||
 	    cli_cell_up(&c, &d, 60, false, &st) < 0) {
 		snprintf(why, wlen, "%s did not come up with %s",
 			 c.ap_host->name, variant);
@@ -378,12 +378,25 @@ static int parse_args(int argc, char **argv, struct cli_opts *o, json_t **spec)
 	const char *metric = NULL, *thr = NULL, *runs = NULL, *max = NULL;
 	const char *suite = "rrul", *length = NULL, *out = NULL;
 	const struct cli_flag flags[] = {
-	    {"--repo", &repo, NULL},	 {"--good", &good, NULL},
-	    {"--bad", &bad, NULL},	 {"--build", &cmd, NULL},
-	    {"--metric", &metric, NULL}, {"--threshold", &thr, NULL},
-	    {"--runs", &runs, NULL},	 {"--max-runs", &max, NULL},
-	    {"--suite", &suite, NULL},	 {"--length", &length, NULL},
-	    {"--out", &out, NULL},	 {NULL, NULL, NULL}};
+	    {"--repo", &repo, NULL,
+	     "DIR\tgit repository that builds the variant"},
+	    {"--good", &good, NULL, "REV\ta revision without the regression"},
+	    {"--bad", &bad, NULL, "REV\ta revision with it"},
+	    {"--build", &cmd, NULL,
+	     "CMD\tbuilds a revision, leaves NAME.yaml in $AIRLAB_OUT"},
+	    {"--metric", &metric, NULL,
+	     "M\tthe metric that got worse (latency, goodput, ...)"},
+	    {"--threshold", &thr, NULL,
+	     "X\trelative change that counts (default: the metric's)"},
+	    {"--runs", &runs, NULL, "N\truns per revision (default 1)"},
+	    {"--max-runs", &max, NULL,
+	     "N\truns before a step is skipped (default 2 x runs)"},
+	    {"--suite", &suite, NULL, "S\tthe suite (default rrul)"},
+	    {"--length", &length, NULL,
+	     "S\tseconds of each run (default: the suite's)"},
+	    {"--out", &out, NULL,
+	     "RESULTS\tresults directory (default ROOT/results)"},
+	    {NULL, NULL, NULL, NULL}};
 	char res[PATH_MAX], lab[PATH_MAX], topo[PATH_MAX], rp[PATH_MAX];
 	const struct cmp_metric *m;
 	struct al_err err;
@@ -396,25 +409,24 @@ static int parse_args(int argc, char **argv, struct cli_opts *o, json_t **spec)
 	if (!repo || !good || !bad || !cmd || !metric) {
 		fprintf(stderr, "airlab bisect: give --repo, --good, --bad, "
 				"--build and --metric\n");
-		cli_usage(stderr, "bisect");
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (!(m = cli_metric_arg("bisect", metric)))
-		return 2;
+		return AL_EXIT_USAGE;
 	threshold = m->threshold;
 	if (thr && cli_threshold_arg("bisect", thr, &threshold) < 0)
-		return 2;
+		return AL_EXIT_USAGE;
 	if ((runs &&
 	     cli_seconds_arg("bisect", "--runs", runs, 1, &nruns) < 0) ||
 	    (max &&
 	     cli_seconds_arg("bisect", "--max-runs", max, 1, &nmax) < 0) ||
 	    (length &&
 	     cli_seconds_arg("bisect", "--length", length, 1, &len) < 0))
-		return 2;
+		return AL_EXIT_USAGE;
 	if (nruns > MAX_RUNS || nmax > MAX_RUNS) {
 		fprintf(stderr, "airlab bisect: at most %d runs a step\n",
 			MAX_RUNS);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (!nmax)
 		nmax = 2 * nruns;
@@ -423,16 +435,16 @@ static int parse_args(int argc, char **argv, struct cli_opts *o, json_t **spec)
 			"airlab bisect: --max-runs %d is below --runs "
 			"%d\n",
 			nmax, nruns);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (!suite_find(suite, &err)) {
 		fprintf(stderr, "airlab bisect: %s\n", err.msg);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (!realpath(repo, rp)) {
 		fprintf(stderr, "airlab bisect: --repo %s: %s\n", repo,
 			strerror(errno));
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	/* Absolute: the steps run in the clone. */
 	{
@@ -444,14 +456,14 @@ static int parse_args(int argc, char **argv, struct cli_opts *o, json_t **spec)
 		    !realpath(given, res)) {
 			fprintf(stderr, "airlab bisect: results %s: %s\n",
 				given, strerror(errno));
-			return 2;
+			return AL_EXIT_USAGE;
 		}
 	}
 	if (!realpath(o->lab, lab) || !realpath(o->topology, topo)) {
 		fprintf(stderr, "airlab bisect: %s: %s\n",
 			realpath(o->lab, lab) ? o->topology : o->lab,
 			strerror(errno));
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	*spec = json_pack(
 	    "{s:s, s:s, s:s, s:s, s:s, s:f, s:i, s:i, s:s, s:o, s:s, s:s, "
@@ -587,7 +599,7 @@ int cmd_bisect(int argc, char **argv, struct cli_opts *o)
 			"%s: %s\n",
 			parent, strerror(errno));
 		json_decref(spec);
-		return 1;
+		return AL_EXIT_LAB;
 	}
 	snprintf(b.src, sizeof(b.src), "%s/src", b.dir);
 	snprintf(b.file, sizeof(b.file), "%s/bisect.json", b.dir);
@@ -599,7 +611,7 @@ int cmd_bisect(int argc, char **argv, struct cli_opts *o)
 		json_object_set_new(b.root, "status", json_string("failed"));
 		save(&b);
 		json_decref(b.root);
-		return 2;
+		return AL_EXIT_LAB;
 	}
 	fprintf(stderr, "bisect %s: %s..%s of %s on %s (%s); record %s\n", id,
 		jstr(spec, "good"), jstr(spec, "bad"), jstr(spec, "repo"),
@@ -612,14 +624,14 @@ int cmd_bisect(int argc, char **argv, struct cli_opts *o)
 		if (interrupted) {
 			json_object_set_new(b.root, "status",
 					    json_string("interrupted"));
-			rc = 1;
+			rc = AL_EXIT_WORSE; /* incomplete */
 			goto out;
 		}
 		fprintf(stderr,
 			"airlab bisect: the good revision %s could not "
 			"be measured: %s\n",
 			jstr(spec, "good"), jstr(gstep, "reason"));
-		rc = 2;
+		rc = AL_EXIT_LAB;
 		goto out;
 	}
 	git(b.src, out, sizeof(out), "checkout", "-q", jstr(spec, "bad"), NULL);
@@ -631,7 +643,7 @@ int cmd_bisect(int argc, char **argv, struct cli_opts *o)
 	if (interrupted) {
 		json_object_set_new(b.root, "status",
 				    json_string("interrupted"));
-		rc = 1;
+		rc = AL_EXIT_WORSE;
 		goto out;
 	}
 	if (rc != STEP_BAD) {
@@ -642,7 +654,7 @@ int cmd_bisect(int argc, char **argv, struct cli_opts *o)
 			jstr(bstep, "outcome"),
 			jstr(bstep, "reason")[0] ? ": " : "",
 			jstr(bstep, "reason"));
-		rc = 1;
+		rc = AL_EXIT_WORSE;
 		goto out;
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -667,14 +679,14 @@ int cmd_bisect(int argc, char **argv, struct cli_opts *o)
 				"airlab bisect: git bisect start "
 				"failed; see %s\n",
 				log);
-			rc = 2;
+			rc = AL_EXIT_LAB;
 			load(&b, b.dir);
 			goto out;
 		}
 		/* Steps print their progress on our stderr. */
 		rc = interrupted ? 1 : proc_run(run, b.src, NULL, NULL);
 		if (load(&b, b.dir) < 0)
-			return 1;
+			return AL_EXIT_LAB;
 		if (interrupted) {
 			json_object_set_new(b.root, "status",
 					    json_string("interrupted"));
@@ -682,7 +694,7 @@ int cmd_bisect(int argc, char **argv, struct cli_opts *o)
 				"bisect %s: interrupted; the steps so far "
 				"are in %s\n",
 				id, b.file);
-			rc = 1;
+			rc = AL_EXIT_WORSE; /* incomplete */
 			goto out;
 		}
 		finish(&b, rc);
@@ -693,7 +705,7 @@ int cmd_bisect(int argc, char **argv, struct cli_opts *o)
 			   2,
 		       json_array_size(json_object_get(b.root, "steps")),
 		       cli_mono_s() - t0, b.file);
-		rc = rc == 0 ? 0 : 1;
+		rc = rc == 0 ? AL_EXIT_OK : AL_EXIT_WORSE;
 	}
 out:
 	if (b.root) {

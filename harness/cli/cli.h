@@ -10,6 +10,17 @@
 #include "../strategy/bringup.h"
 #include "../util/path.h"
 
+/* Exit statuses, one set for every command (README "Exit status",
+ * man/airlab.1). `shell` passes the remote command's own status on and
+ * `bisect-step` speaks git bisect run's protocol. */
+enum {
+	AL_EXIT_OK = 0,
+	AL_EXIT_WORSE = 1,   /* a metric got worse, or a result is incomplete */
+	AL_EXIT_USAGE = 2,   /* bad input, refused before the lab is touched */
+	AL_EXIT_PARTIAL = 3, /* a run ended with part of its flows or hosts */
+	AL_EXIT_LAB = 4,     /* the lab, a device or the disk failed */
+};
+
 struct cli_opts {
 	char lab[4096];
 	char topology[4096];
@@ -25,15 +36,28 @@ struct subcommand {
 	const char *summary; /* one line for `airlab --help` */
 };
 
+struct cli_flag;
+/* Bad arguments: one line on stderr, "airlab CMD: WHAT (usage: airlab
+ * CMD ARGS)"; returns AL_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *what);
 /* Prints the usage of one subcommand (with the common options). */
 void cli_usage(FILE *f, const char *name);
+/* The same with the command's own options, one line each (cli_flag's
+ * help), and the exit statuses. */
+void cli_usage_flags(FILE *f, const char *name, const struct cli_flag *flags);
 int cli_is_help(const char *arg);
 
 /* Loads lab + topology + variant; prints the error and returns -1. */
 int cli_cell_load(struct cell *c, struct cli_opts *o);
-/* Opens a DUT host, taking its lock: one airlab process drives it. */
+/* Whether the lab has host name; otherwise prints the error for cmd with
+ * the hosts it has and returns -1 (bad input: AL_EXIT_USAGE). */
+int cli_host_arg(const char *cmd, const struct lab *lab, const char *name);
+/* Opens a DUT host, taking its lock: one airlab process drives it.
+ * AL_EXIT_OK, else the error is printed and its exit status returned
+ * (AL_EXIT_USAGE for a driver setting the lab file gets wrong). */
 int cli_dut_open(struct dut *d, const struct lab *lab, const char *name);
-/* Opens it to watch, without the lock (console, shell, status). */
+/* Opens it to watch, without the lock (console, shell, status): the
+ * same returns. */
 int cli_dut_observe(struct dut *d, const struct lab *lab, const char *name);
 /* Brings the cell up (strategy/bringup.h), printing the station
  * table; errors are printed too. -1 on failure (st->failure says why). */
@@ -47,11 +71,14 @@ void cli_git_commit(const char *root, char *out, size_t len);
 int cli_seconds_arg(const char *cmd, const char *opt, const char *v, int min,
 		    int *out);
 /* An option of a subcommand: "--flag VALUE" stores VALUE in *value;
- * with value NULL it is a switch that sets *set. */
+ * with value NULL it is a switch that sets *set. help is its line in
+ * `COMMAND --help`: the value's name, a tab, what it does and its
+ * default ("S\tseconds to wait (default 60)"; a switch has no name). */
 struct cli_flag {
 	const char *flag;
 	const char **value;
 	bool *set;
+	const char *help;
 };
 /* Parses argv[1..] for cmd: the common options, flags (ending with a
  * {NULL} entry) and up to npos positional arguments (words that do not
@@ -72,7 +99,8 @@ const char *cli_results_dir(const struct cli_opts *o, const char *value,
 /* One suite run on the cell o names, what `airlab run` does after its
  * arguments: the cell brought up (reused when it already runs the
  * variant), the run written to out_dir (NULL: ROOT/results) and indexed.
- * Returns the exit status (0 complete, 3 partial, 2 bad input, 1 failed);
+ * Returns the exit status (AL_EXIT_OK complete, AL_EXIT_PARTIAL,
+ * AL_EXIT_USAGE before anything started, AL_EXIT_LAB failed);
  * lab_failed says the lab, not the run, failed. */
 struct suite_params;
 struct cli_run_result {
@@ -97,8 +125,12 @@ const struct cmp_metric *cli_metric_arg(const char *cmd, const char *name);
  * cmd). */
 int cli_series_write(const char *cmd, json_t *root, const char *file,
 		     const char *results);
-/* Reports an error line on stderr and returns the exit status to use. */
+/* Reports an error line on stderr and returns the exit status:
+ * AL_EXIT_USAGE for bad input (err->bad_input), else AL_EXIT_LAB. */
 int cli_fail(const struct al_err *err);
+/* The same for bad input (a malformed file, an unknown name): returns
+ * AL_EXIT_USAGE. */
+int cli_fail_usage(const struct al_err *err);
 /* The same, for functions that return -1 on failure. */
 int cli_fail_neg(const struct al_err *err);
 /* A table cell: " " and v in fmt (e.g. "%9.1f"), or "-" right-aligned to

@@ -64,11 +64,16 @@ int cmd_compare(int argc, char **argv, struct cli_opts *o)
 {
 	const char *metric = NULL, *thr = NULL, *base = NULL, *out = NULL;
 	const char *pos[2] = {NULL, NULL};
-	const struct cli_flag flags[] = {{"--metric", &metric, NULL},
-					 {"--threshold", &thr, NULL},
-					 {"--baseline", &base, NULL},
-					 {"--out", &out, NULL},
-					 {NULL, NULL, NULL}};
+	const struct cli_flag flags[] = {
+	    {"--metric", &metric, NULL,
+	     "M\tonly metric M (latency, goodput, ...; default all)"},
+	    {"--threshold", &thr, NULL,
+	     "X\trelative change that counts (default 0.05: 5%)"},
+	    {"--baseline", &base, NULL,
+	     "last-good\tA is the last complete run of B's suite+variant"},
+	    {"--out", &out, NULL,
+	     "DIR\tresults directory (default ROOT/results)"},
+	    {NULL, NULL, NULL, NULL}};
 	char buf[4200], a_id[256], dir_a[4600], dir_b[4600];
 	const char *results, *a, *b;
 	double threshold = NAN;
@@ -81,19 +86,18 @@ int cmd_compare(int argc, char **argv, struct cli_opts *o)
 		return rc;
 	results = cli_results_dir(o, out, buf, sizeof(buf));
 	if (thr && cli_threshold_arg("compare", thr, &threshold) < 0)
-		return 2;
+		return AL_EXIT_USAGE;
 	if (metric && !cli_metric_arg("compare", metric))
-		return 2;
+		return AL_EXIT_USAGE;
 	if (base && strcmp(base, "last-good")) {
 		fprintf(stderr,
 			"airlab compare: --baseline '%s': only 'last-good' "
 			"is known\n",
 			base);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (base ? !pos[0] || pos[1] : !pos[1]) {
-		cli_usage(stderr, "compare");
-		return 2;
+		return cli_usage_error("compare", "which runs?");
 	}
 	b = base ? pos[0] : pos[1];
 	a = pos[0];
@@ -112,7 +116,7 @@ int cmd_compare(int argc, char **argv, struct cli_opts *o)
 				"airlab compare: no complete run of the same "
 				"suite and variant before %s\n",
 				b);
-			return 2;
+			return AL_EXIT_USAGE;
 		}
 		a = a_id;
 	}
@@ -129,7 +133,7 @@ int cmd_compare(int argc, char **argv, struct cli_opts *o)
 				"airlab compare: no run '%s' in %s (airlab "
 				"runs lists them)\n",
 				id[k], results);
-			return 2;
+			return AL_EXIT_USAGE;
 		}
 	for (size_t i = 0; i < nm; i++) {
 		const struct cmp_metric *m = &all[i];
@@ -140,7 +144,7 @@ int cmd_compare(int argc, char **argv, struct cli_opts *o)
 				 isnan(threshold) ? m->threshold : threshold,
 				 &res[i], &err) < 0) {
 			fprintf(stderr, "airlab compare: %s\n", err.msg);
-			return 2;
+			return AL_EXIT_USAGE;
 		}
 	}
 	printf("compare %s (A) -> %s (B)\n", a, b);
@@ -171,5 +175,5 @@ int cmd_compare(int argc, char **argv, struct cli_opts *o)
 		       cmp_verdict_name(r.verdict));
 		worse |= r.verdict == CMP_WORSE;
 	}
-	return worse ? 1 : 0;
+	return worse ? AL_EXIT_WORSE : AL_EXIT_OK;
 }

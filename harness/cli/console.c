@@ -69,9 +69,12 @@ static int pump(struct dut *d, struct console_dev *c, int log_fd, int timeout_s,
 int cmd_console(int argc, char **argv, struct cli_opts *o)
 {
 	const char *host = NULL, *log_path = NULL, *timeout = NULL;
-	const struct cli_flag flags[] = {{"--log", &log_path, NULL},
-					 {"--timeout", &timeout, NULL},
-					 {NULL, NULL, NULL}};
+	const struct cli_flag flags[] = {
+	    {"--log", &log_path, NULL,
+	     "FILE\talso append what the console says to FILE"},
+	    {"--timeout", &timeout, NULL,
+	     "S\tleave after S seconds (default 0: until Ctrl-])"},
+	    {NULL, NULL, NULL, NULL}};
 	int timeout_s = 0, log_fd = -1;
 	int rc = cli_parse("console", argc, argv, o, flags, &host, 1);
 	struct lab lab;
@@ -83,21 +86,26 @@ int cmd_console(int argc, char **argv, struct cli_opts *o)
 
 	if (rc >= 0)
 		return rc;
-	rc = 1;
+	rc = AL_EXIT_LAB;
 	if (timeout &&
 	    cli_seconds_arg("console", "--timeout", timeout, 0, &timeout_s) < 0)
-		return 2;
+		return AL_EXIT_USAGE;
 	if (!host) {
-		cli_usage(stderr, "console");
-		return 2;
+		return cli_usage_error("console", "which host?");
 	}
 	if (lab_load(&lab, o->lab, &err) < 0)
-		return cli_fail(&err) + 1;
-	if (cli_dut_observe(&d, &lab, host) < 0)
+		return cli_fail_usage(&err);
+	if (cli_host_arg("console", &lab, host) < 0) {
+		lab_free(&lab);
+		return AL_EXIT_USAGE;
+	}
+	if ((rc = cli_dut_observe(&d, &lab, host)) != AL_EXIT_OK)
 		goto out_lab;
+	rc = AL_EXIT_LAB;
 	if (!d.console) {
 		fprintf(stderr, "airlab: %s has no console in %s\n", host,
 			lab.path);
+		rc = AL_EXIT_USAGE;
 		goto out;
 	}
 	if (log_path && (log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND,
@@ -118,11 +126,12 @@ int cmd_console(int argc, char **argv, struct cli_opts *o)
 		fprintf(stderr, "airlab: console of %s; Ctrl-] leaves\r\n",
 			host);
 	}
-	rc = pump(&d, c, log_fd, timeout_s, interactive, &err) < 0;
+	rc = pump(&d, c, log_fd, timeout_s, interactive, &err) < 0 ? AL_EXIT_LAB
+								   : AL_EXIT_OK;
 	if (raw)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
 	if (rc)
-		cli_fail(&err);
+		rc = cli_fail(&err);
 	d.console->close(c);
 out:
 	if (log_fd >= 0)

@@ -27,11 +27,11 @@ static int server_from(const char *cmd, const char *url, const char *token,
 			"airlab lava %s: give --server URL and --token-file "
 			"FILE\n",
 			cmd);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (lava_server_init(s, url, token, &err) < 0) {
 		fprintf(stderr, "airlab lava %s: %s\n", cmd, err.msg);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -53,7 +53,7 @@ static int store_jobs(const struct lava_server *s, const long *ids, size_t n,
 		if (lava_job_get(s, ids[i], &j, &err) < 0 ||
 		    lava_job_store(s, &j, results, commit, &st, &err) < 0) {
 			fprintf(stderr, "airlab lava results: %s\n", err.msg);
-			worst = 1;
+			worst = AL_EXIT_LAB;
 			continue;
 		}
 		if (st.already)
@@ -65,9 +65,9 @@ static int store_jobs(const struct lava_server *s, const long *ids, size_t n,
 			       st.dir, st.reasons[0] ? ": " : "", st.reasons);
 		if (strcmp(st.status, "complete") != 0) {
 			if (strcmp(st.status, "partial") == 0 && worst == 0)
-				worst = 3;
+				worst = AL_EXIT_PARTIAL;
 			else if (strcmp(st.status, "partial") != 0)
-				worst = 1;
+				worst = AL_EXIT_LAB;
 		}
 	}
 	return worst;
@@ -78,9 +78,17 @@ static int lava_export(int argc, char **argv, struct cli_opts *o)
 	const char *out = NULL, *worker = NULL, *plan_file = NULL;
 	bool apply = false, bench = false;
 	const struct cli_flag flags[] = {
-	    {"--out", &out, NULL},	  {"--worker", &worker, NULL},
-	    {"--plan", &plan_file, NULL}, {"--apply", NULL, &apply},
-	    {"--bench", NULL, &bench},	  {NULL}};
+	    {"--out", &out, NULL,
+	     "DIR\tdevice and job files (default ROOT/results/lava/LAB)"},
+	    {"--worker", &worker, NULL,
+	     "W\tthe LAVA worker the devices are on (default worker1)"},
+	    {"--plan", &plan_file, NULL,
+	     "PLAN\talso a device type and job per plan run"},
+	    {"--apply", NULL, &apply,
+	     "load the devices into the local lava-server"},
+	    {"--bench", NULL, &bench,
+	     "devices for bench jobs (airlab runs the suite)"},
+	    {NULL}};
 	static struct plan p;
 	char buf[4200], buf2[4200], bin[PATH_MAX];
 	struct al_err err;
@@ -94,15 +102,15 @@ static int lava_export(int argc, char **argv, struct cli_opts *o)
 			"airlab lava export: --worker '%s' is not a plain name "
 			"(letters, digits, . _ - +)\n",
 			worker);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (plan_file && plan_load(&p, plan_file, &err) < 0) {
 		fprintf(stderr, "airlab lava export: %s\n", err.msg);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (lab_load(&lab, o->lab, &err) < 0) {
 		fprintf(stderr, "airlab lava export: %s\n", err.msg);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (!out) {
 		snprintf(buf, sizeof(buf), "%s/results/lava/%s", o->root,
@@ -115,14 +123,14 @@ static int lava_export(int argc, char **argv, struct cli_opts *o)
 		fprintf(stderr, "airlab lava export: %s: %s\n", buf2,
 			strerror(errno));
 		lab_free(&lab);
-		return 1;
+		return AL_EXIT_LAB;
 	}
 	rc = lava_export_lab(&lab, bin, out, worker ? worker : "worker1", apply,
 			     bench, plan_file ? &p : NULL, &err);
 	lab_free(&lab);
 	if (rc < 0) {
 		fprintf(stderr, "airlab lava export: %s\n", err.msg);
-		return 1;
+		return AL_EXIT_LAB;
 	}
 	return 0;
 }
@@ -134,7 +142,10 @@ static int lava_export(int argc, char **argv, struct cli_opts *o)
 static int lava_bench_run(int argc, char **argv, struct cli_opts *o)
 {
 	const char *pos[3] = {NULL, NULL, NULL}, *out = NULL;
-	const struct cli_flag flags[] = {{"--out", &out, NULL}, {NULL}};
+	const struct cli_flag flags[] = {
+	    {"--out", &out, NULL,
+	     "RESULTS\tresults directory (default ROOT/results)"},
+	    {NULL}};
 	static struct plan p;
 	const struct plan_suite *ps = NULL;
 	struct suite_params sp = {0};
@@ -146,13 +157,12 @@ static int lava_bench_run(int argc, char **argv, struct cli_opts *o)
 
 	if (rc >= 0)
 		return rc;
-	if (!pos[2]) {
-		cli_usage(stderr, "lava");
-		return 2;
-	}
+	if (!pos[2])
+		return cli_usage_error("lava bench-run",
+				       "which plan, suite and variant?");
 	if (plan_load(&p, pos[0], &err) < 0) {
 		fprintf(stderr, "airlab lava bench-run: %s\n", err.msg);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	for (int i = 0; i < p.nsuites; i++)
 		if (!strcmp(p.suites[i].name, pos[1]))
@@ -162,7 +172,7 @@ static int lava_bench_run(int argc, char **argv, struct cli_opts *o)
 	if (!ps || !known) {
 		fprintf(stderr, "airlab lava bench-run: %s has no %s '%s'\n",
 			p.path, ps ? "variant" : "suite", ps ? pos[2] : pos[1]);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (p.lab[0])
 		snprintf(o->lab, sizeof(o->lab), "%s", p.lab);
@@ -178,7 +188,7 @@ static int lava_bench_run(int argc, char **argv, struct cli_opts *o)
 	if (path_mkdirs(out) < 0) {
 		fprintf(stderr, "airlab lava bench-run: %s: %s\n", out,
 			strerror(errno));
-		return 1;
+		return AL_EXIT_LAB;
 	}
 	rc = cli_run_suite(o, ps->name, &sp, out, 120, &res);
 	snprintf(path, sizeof(path), "%s/run.json", res.dir);
@@ -216,15 +226,21 @@ static int lava_submit(int argc, char **argv, struct cli_opts *o)
 	const char *timeout = NULL, *assoc = NULL;
 	bool wait = false;
 	const struct cli_flag flags[] = {
-	    {"--server", &url, NULL},
-	    {"--token-file", &token, NULL},
-	    {"--wait", NULL, &wait},
-	    {"--timeout", &timeout, NULL},
-	    {"--artifacts", &artifacts, NULL},
-	    {"--artifact-url", &artifact_url, NULL},
-	    {"--device-type", &dtype, NULL},
-	    {"--assoc-wait", &assoc, NULL},
-	    {"--out", &out, NULL},
+	    {"--server", &url, NULL, "URL\tlava-server to talk to"},
+	    {"--token-file", &token, NULL, "FILE\tfile holding the API token"},
+	    {"--wait", NULL, &wait, "wait for the jobs and store them as runs"},
+	    {"--timeout", &timeout, NULL,
+	     "S\twith --wait: give up after S seconds (default 3600)"},
+	    {"--artifacts", &artifacts, NULL,
+	     "DIR\twhere the jobs' images go (default RESULTS/lava/images)"},
+	    {"--artifact-url", &artifact_url, NULL,
+	     "URL\tthe URL LAVA fetches DIR from"},
+	    {"--device-type", &dtype, NULL,
+	     "T\tLAVA device type (default qemu)"},
+	    {"--assoc-wait", &assoc, NULL,
+	     "S\tseconds the job waits for association (default 120)"},
+	    {"--out", &out, NULL,
+	     "RESULTS\tresults directory (default ROOT/results)"},
 	    {NULL}};
 	static struct lava_submitted jobs[LAVA_MAX_JOBS];
 	static struct plan p;
@@ -240,20 +256,18 @@ static int lava_submit(int argc, char **argv, struct cli_opts *o)
 
 	if (rc >= 0)
 		return rc;
-	if (!pos[0]) {
-		cli_usage(stderr, "lava");
-		return 2;
-	}
+	if (!pos[0])
+		return cli_usage_error("lava submit", "which plan?");
 	if ((timeout && cli_seconds_arg("lava submit", "--timeout", timeout, 1,
 					&timeout_s) < 0) ||
 	    (assoc && cli_seconds_arg("lava submit", "--assoc-wait", assoc, 1,
 				      &assoc_s) < 0))
-		return 2;
+		return AL_EXIT_USAGE;
 	if ((rc = server_from("submit", url, token, &s)) != 0)
 		return rc;
 	if (plan_load(&p, pos[0], &err) < 0) {
 		fprintf(stderr, "airlab lava submit: %s\n", err.msg);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	results = cli_results_dir(o, out, rbuf, sizeof(rbuf));
 	if (!artifacts) {
@@ -267,7 +281,7 @@ static int lava_submit(int argc, char **argv, struct cli_opts *o)
 	so.wait_s = assoc_s;
 	if (lava_submit_plan(&s, &p, &so, jobs, LAVA_MAX_JOBS, &n, &err) < 0) {
 		fprintf(stderr, "airlab lava submit: %s\n", err.msg);
-		return n ? 1 : 2;
+		return AL_EXIT_LAB;
 	}
 	if (!wait)
 		return 0;
@@ -275,7 +289,7 @@ static int lava_submit(int argc, char **argv, struct cli_opts *o)
 		ids[i] = jobs[i].id;
 	if (lava_wait(&s, ids, n, timeout_s, &err) < 0) {
 		fprintf(stderr, "airlab lava submit: %s\n", err.msg);
-		return 1;
+		return AL_EXIT_LAB;
 	}
 	return store_jobs(&s, ids, n, results, o->root);
 }
@@ -284,10 +298,12 @@ static int lava_results(int argc, char **argv, struct cli_opts *o)
 {
 	const char *pos[MAX_IDS] = {NULL}, *url = NULL, *token = NULL;
 	const char *out = NULL;
-	const struct cli_flag flags[] = {{"--server", &url, NULL},
-					 {"--token-file", &token, NULL},
-					 {"--out", &out, NULL},
-					 {NULL}};
+	const struct cli_flag flags[] = {
+	    {"--server", &url, NULL, "URL\tlava-server to talk to"},
+	    {"--token-file", &token, NULL, "FILE\tfile holding the API token"},
+	    {"--out", &out, NULL,
+	     "RESULTS\tresults directory (default ROOT/results)"},
+	    {NULL}};
 	long ids[MAX_IDS];
 	char rbuf[4200];
 	struct lava_server s;
@@ -305,13 +321,11 @@ static int lava_results(int argc, char **argv, struct cli_opts *o)
 				"airlab lava results: '%s' is not a LAVA job "
 				"id\n",
 				pos[n]);
-			return 2;
+			return AL_EXIT_USAGE;
 		}
 	}
-	if (!n) {
-		cli_usage(stderr, "lava");
-		return 2;
-	}
+	if (!n)
+		return cli_usage_error("lava results", "which jobs?");
 	if ((rc = server_from("results", url, token, &s)) != 0)
 		return rc;
 	return store_jobs(&s, ids, n,
@@ -322,7 +336,7 @@ int cmd_lava(int argc, char **argv, struct cli_opts *o)
 {
 	if (argc < 2 || cli_is_help(argv[1])) {
 		cli_usage(argc < 2 ? stderr : stdout, "lava");
-		return argc < 2 ? 2 : 0;
+		return argc < 2 ? AL_EXIT_USAGE : AL_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "export"))
 		return lava_export(argc - 1, argv + 1, o);
@@ -336,5 +350,5 @@ int cmd_lava(int argc, char **argv, struct cli_opts *o)
 		"airlab lava: unknown action '%s' (export, submit, results, "
 		"bench-run)\n",
 		argv[1]);
-	return 2;
+	return AL_EXIT_USAGE;
 }

@@ -100,14 +100,14 @@ static int stats(const struct lab *lab, bool reset)
 	struct atten_handle h;
 	struct al_err err;
 	char *reply = NULL;
-	int rc = 1;
+	int rc = AL_EXIT_LAB;
 
 	if (!a) {
 		fprintf(stderr,
 			"airlab: %s: no attenuator with 'driver: medium' (the "
 			"virtual medium) in this lab\n",
 			lab->path);
-		return 1;
+		return AL_EXIT_USAGE;
 	}
 	if (atten_open(&h, lab, a, &err) < 0)
 		return cli_fail(&err);
@@ -121,7 +121,7 @@ static int stats(const struct lab *lab, bool reset)
 	rc = 0;
 out:
 	if (rc)
-		cli_fail(&err);
+		rc = cli_fail(&err);
 	free(reply);
 	atten_close(&h);
 	return rc;
@@ -132,10 +132,11 @@ out:
 static int predict(int argc, char **argv, struct cli_opts *o)
 {
 	const char *name = NULL, *mtu_s = NULL, *ampdu_s = NULL, *band_s = NULL;
-	const struct cli_flag flags[] = {{"--mtu", &mtu_s, NULL},
-					 {"--ampdu", &ampdu_s, NULL},
-					 {"--band", &band_s, NULL},
-					 {NULL, NULL, NULL}};
+	const struct cli_flag flags[] = {
+	    {"--mtu", &mtu_s, NULL, "N\tpacket size in bytes (default 1500)"},
+	    {"--ampdu", &ampdu_s, NULL, "N\tframes per A-MPDU (default 1)"},
+	    {"--band", &band_s, NULL, "2|5\tGHz band (default 2)"},
+	    {NULL, NULL, NULL, NULL}};
 	long mtu = 1500, ampdu = 1, band = 2;
 	long *const num[] = {&mtu, &ampdu, &band}; /* flags[k]'s number */
 	struct mdl_rate r;
@@ -150,7 +151,7 @@ static int predict(int argc, char **argv, struct cli_opts *o)
 			fprintf(stderr,
 				"airlab medium predict: %s needs a number\n",
 				flags[k].flag);
-			return 2;
+			return AL_EXIT_USAGE;
 		}
 	}
 	if (!name || mtu < 576 || mtu > 2304 || ampdu < 1 || ampdu > 64 ||
@@ -158,7 +159,7 @@ static int predict(int argc, char **argv, struct cli_opts *o)
 		fprintf(stderr, "usage: airlab medium predict RATE (54M, "
 				"MCS7/20, MCS15/40/SGI) [--mtu 576..2304] "
 				"[--ampdu 1..64] [--band 2|5]\n");
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	enum mdl_band b = band == 2 ? MDL_BAND_2G : MDL_BAND_5G;
 	if (mdl_rate_parse(name, b, &r) < 0) {
@@ -167,7 +168,7 @@ static int predict(int argc, char **argv, struct cli_opts *o)
 			"table (names as in 'airlab medium stats': 1M, 5.5M, "
 			"54M, MCS7/20, MCS7/40/SGI)\n",
 			name, band == 2 ? "2.4" : "5");
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	mdl_rate_name(&r, rn, sizeof(rn));
 	printf("%s mtu=%ld ampdu=%ld goodput_mbps=%.2f\n", rn, mtu, ampdu,
@@ -179,8 +180,9 @@ int cmd_medium(int argc, char **argv, struct cli_opts *o)
 {
 	const char *action = NULL;
 	bool reset = false;
-	const struct cli_flag flags[] = {{"--reset", NULL, &reset},
-					 {NULL, NULL, NULL}};
+	const struct cli_flag flags[] = {
+	    {"--reset", NULL, &reset, "zero the counters first"},
+	    {NULL, NULL, NULL, NULL}};
 	struct lab lab;
 	struct al_err err;
 	int rc;
@@ -191,11 +193,10 @@ int cmd_medium(int argc, char **argv, struct cli_opts *o)
 	if (rc >= 0)
 		return rc;
 	if (!action || strcmp(action, "stats") != 0) {
-		cli_usage(stderr, "medium");
-		return 2;
+		return cli_usage_error("medium", "expected stats or predict");
 	}
 	if (lab_load(&lab, o->lab, &err) < 0)
-		return cli_fail(&err) + 1;
+		return cli_fail_usage(&err);
 	rc = stats(&lab, reset);
 	lab_free(&lab);
 	return rc;

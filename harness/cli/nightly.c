@@ -37,10 +37,10 @@ struct night_run {
 
 static const char *run_status(const struct night_run *n)
 {
-	return n->lab_failed	   ? "lab-failed"
-	       : n->exit_code == 0 ? "complete"
-	       : n->exit_code == 3 ? "partial"
-				   : "failed";
+	return n->lab_failed			 ? "lab-failed"
+	       : n->exit_code == AL_EXIT_OK	 ? "complete"
+	       : n->exit_code == AL_EXIT_PARTIAL ? "partial"
+						 : "failed";
 }
 
 /* Each run against the newest complete run of its suite and variant
@@ -227,8 +227,10 @@ static int night_dir(const char *results, char *out, size_t len)
 int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 {
 	const char *out = NULL, *pos[1] = {NULL};
-	const struct cli_flag flags[] = {{"--out", &out, NULL},
-					 {NULL, NULL, NULL}};
+	const struct cli_flag flags[] = {
+	    {"--out", &out, NULL,
+	     "RESULTS\tresults directory (default ROOT/results)"},
+	    {NULL, NULL, NULL, NULL}};
 	static struct plan p;
 	static struct night_run runs[MAX_RUNS];
 	char buf[4200], night[4500], report[4600], why[1200] = "", stamp[32];
@@ -241,12 +243,11 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 	if (rc >= 0)
 		return rc;
 	if (!pos[0]) {
-		cli_usage(stderr, "nightly");
-		return 2;
+		return cli_usage_error("nightly", "which plan?");
 	}
 	if (plan_load(&p, pos[0], &err) < 0) {
 		fprintf(stderr, "airlab nightly: %s\n", err.msg);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (p.lab[0])
 		snprintf(o->lab, sizeof(o->lab), "%s", p.lab);
@@ -256,7 +257,7 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 	if (total > MAX_RUNS) {
 		fprintf(stderr, "airlab nightly: %s: %d runs, at most %d\n",
 			p.path, total, MAX_RUNS);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	/* Every variant must load before the first run starts; one that
 	 * does not is the plan's error, at the line that names it. */
@@ -274,12 +275,12 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 			fprintf(stderr, "airlab nightly: %s:%d: %s\n", p.path,
 				p.variant_line[v],
 				unknown ? unknown + 2 : err.msg);
-			return 2;
+			return AL_EXIT_USAGE;
 		}
 
 		snprintf(o->variant, sizeof(o->variant), "%s", p.variants[v]);
 		if (cli_cell_load(&c, o) < 0)
-			return 2;
+			return AL_EXIT_USAGE;
 		cell_free(&c);
 	}
 	results = cli_results_dir(o, out, buf, sizeof(buf));
@@ -288,7 +289,7 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 			"airlab nightly: cannot create a night "
 			"directory under %s/nightly\n",
 			results);
-		return 2;
+		return AL_EXIT_LAB;
 	}
 	fprintf(stderr, "nightly: plan %s, %d runs, results in %s\n", p.name,
 		total, night);
@@ -396,19 +397,27 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 			       r->exit_code ? "run not complete"
 					    : "no baseline yet");
 		regressed |= r->worse;
-		incomplete |= r->exit_code != 0;
+		/* the worst: a failed run over a partial one */
+		if (r->exit_code != AL_EXIT_OK &&
+		    (incomplete == AL_EXIT_OK ||
+		     r->exit_code != AL_EXIT_PARTIAL))
+			incomplete = r->exit_code;
 	}
 	store_close(db);
 	printf("report: %s\n", report);
 	if (lab_failed) {
 		fprintf(stderr, "airlab nightly: lab failed: %s\n", why);
-		return 2;
+		return AL_EXIT_LAB;
 	}
-	if (regressed || incomplete) {
-		fprintf(stderr, "airlab nightly: %s\n",
-			regressed ? "a metric regressed (see the table)"
-				  : "a run did not complete");
-		return 1;
+	if (regressed) {
+		fprintf(stderr,
+			"airlab nightly: a metric regressed (see the table)\n");
+		return AL_EXIT_WORSE;
 	}
-	return 0;
+	if (incomplete != AL_EXIT_OK) {
+		fprintf(stderr, "airlab nightly: a run did not complete\n");
+		return incomplete == AL_EXIT_PARTIAL ? AL_EXIT_PARTIAL
+						     : AL_EXIT_LAB;
+	}
+	return AL_EXIT_OK;
 }

@@ -7,7 +7,10 @@
 int cmd_power(int argc, char **argv, struct cli_opts *o)
 {
 	const char *words[2] = {NULL, NULL}, *action, *host, *off = NULL;
-	const struct cli_flag flags[] = {{"--off", &off, NULL}, {NULL}};
+	const struct cli_flag flags[] = {
+	    {"--off", &off, NULL,
+	     "S\tcycle: seconds to stay off (default: the lab's off_s)"},
+	    {NULL}};
 	struct lab lab;
 	struct dut d;
 	struct al_err err;
@@ -25,22 +28,28 @@ int cmd_power(int argc, char **argv, struct cli_opts *o)
 				"airlab power: --off '%s' is not a whole "
 				"number of seconds from 0 to 86400\n",
 				off);
-			return 2;
+			return AL_EXIT_USAGE;
 		}
 	}
 	action = words[0];
 	host = words[1];
-	rc = 1;
+	rc = AL_EXIT_LAB;
 	if (!action || !host ||
 	    (strcmp(action, "on") && strcmp(action, "off") &&
 	     strcmp(action, "cycle") && strcmp(action, "status"))) {
-		cli_usage(stderr, "power");
-		return 2;
+		return cli_usage_error("power",
+				       "expected on, off, cycle or status and "
+				       "a host");
 	}
 	if (lab_load(&lab, o->lab, &err) < 0)
-		return cli_fail(&err) + 1;
-	if (cli_dut_open(&d, &lab, host) < 0)
+		return cli_fail_usage(&err);
+	if (cli_host_arg("power", &lab, host) < 0) {
+		lab_free(&lab);
+		return AL_EXIT_USAGE;
+	}
+	if ((rc = cli_dut_open(&d, &lab, host)) != AL_EXIT_OK)
 		goto out_lab;
+	rc = AL_EXIT_LAB;
 
 	if (strcmp(action, "status") == 0) {
 		if (dut_power_get(&d, &on, &err) == 0) {
@@ -62,7 +71,7 @@ int cmd_power(int argc, char **argv, struct cli_opts *o)
 		}
 	}
 	if (rc)
-		cli_fail(&err);
+		rc = cli_fail(&err);
 	dut_close(&d);
 out_lab:
 	lab_free(&lab);

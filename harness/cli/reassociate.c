@@ -22,10 +22,10 @@ int cmd_reassociate(int argc, char **argv, struct cli_opts *o)
 	if (!name) {
 		fprintf(stderr, "airlab reassociate: which station? (usage: "
 				"airlab reassociate STATION)\n");
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (cli_cell_load(&c, o) < 0)
-		return 2;
+		return AL_EXIT_USAGE;
 	for (int i = 0; i < c.topo.nstations; i++)
 		if (!strcmp(c.topo.stations[i].name, name))
 			s = &c.topo.stations[i];
@@ -33,25 +33,27 @@ int cmd_reassociate(int argc, char **argv, struct cli_opts *o)
 		fprintf(stderr, "airlab reassociate: no station '%s' in %s\n",
 			name, c.topo.path);
 		cell_free(&c);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
-	rc = 1;
+	rc = AL_EXIT_LAB;
 	if (!cell_station_local(&c, s)) {
 		if (stahost_open(&sh, &c, false, &err) < 0 ||
 		    stahost_reassociate(&sh, &c, name, &err) < 0)
-			cli_fail(&err);
+			rc = cli_fail(&err);
 		else
 			rc = 0;
 		stahost_close(&sh);
-	} else if (cli_dut_observe(&d, &c.lab, c.ap_host->name) == 0) {
+	} else if ((rc = cli_dut_observe(&d, &c.lab, c.ap_host->name)) ==
+		   AL_EXIT_OK) {
 		char cmd[128];
 		int status;
 
+		rc = AL_EXIT_LAB;
 		snprintf(cmd, sizeof(cmd), "airlab-guest sta %s REASSOCIATE",
 			 name);
 		if (dut_run(&d, cmd, NULL, 0, STDOUT_FILENO, STDERR_FILENO,
 			    &status, 30, &err) < 0)
-			cli_fail(&err);
+			rc = cli_fail(&err);
 		else if (status != 0)
 			fprintf(stderr, "airlab: %s: '%s' failed (status %d)\n",
 				d.host->name, cmd, status);

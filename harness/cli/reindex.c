@@ -9,8 +9,10 @@
 int cmd_reindex(int argc, char **argv, struct cli_opts *o)
 {
 	const char *out = NULL;
-	const struct cli_flag flags[] = {{"--out", &out, NULL},
-					 {NULL, NULL, NULL}};
+	const struct cli_flag flags[] = {
+	    {"--out", &out, NULL,
+	     "DIR\tresults directory (default ROOT/results)"},
+	    {NULL, NULL, NULL, NULL}};
 	char buf[4200];
 	const char *dir;
 	size_t indexed, skipped, damaged;
@@ -31,5 +33,5 @@ int cmd_reindex(int argc, char **argv, struct cli_opts *o)
 		       "above)",
 		       damaged, damaged == 1 ? "its" : "their");
 	putchar('\n');
-	return skipped || damaged ? 1 : 0;
+	return skipped || damaged ? AL_EXIT_WORSE : AL_EXIT_OK;
 }

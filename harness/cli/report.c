@@ -18,11 +18,16 @@ int cmd_report(int argc, char **argv, struct cli_opts *o)
 {
 	const char *out = NULL, *res = NULL, *night = NULL, *sweep = NULL;
 	const char *pos[MAX_RUNS + 1] = {NULL};
-	const struct cli_flag flags[] = {{"-o", &out, NULL},
-					 {"--out", &res, NULL},
-					 {"--nightly", &night, NULL},
-					 {"--sweep", &sweep, NULL},
-					 {NULL, NULL, NULL}};
+	const struct cli_flag flags[] = {
+	    {"-o", &out, NULL,
+	     "DIR\twhere the page goes (default RESULTS/reports/UTC-TIME)"},
+	    {"--out", &res, NULL,
+	     "RESULTS\tresults directory (default ROOT/results)"},
+	    {"--nightly", &night, NULL,
+	     "DATE\ta night of `airlab nightly` with its trends"},
+	    {"--sweep", &sweep, NULL,
+	     "ID\ta sweep: goodput, latency, rate per step"},
+	    {NULL, NULL, NULL, NULL}};
 	static char dirs[MAX_RUNS][4600];
 	const char *list[MAX_RUNS];
 	char buf[4200], def[4400], stamp[32];
@@ -38,17 +43,16 @@ int cmd_report(int argc, char **argv, struct cli_opts *o)
 	if ((night || sweep) && n) {
 		fprintf(stderr, "airlab report: --nightly DATE and --sweep ID "
 				"take no runs (their records name them)\n");
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (night && sweep) {
 		fprintf(stderr, "airlab report: give --nightly or --sweep, not "
 				"both\n");
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (!night && !sweep && (n == 0 || n > MAX_RUNS)) {
 		fprintf(stderr, "airlab report: give 1 to %d runs\n", MAX_RUNS);
-		cli_usage(stderr, "report");
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	results = cli_results_dir(o, res, buf, sizeof(buf));
 	for (size_t i = 0; i < n; i++) {
@@ -62,7 +66,7 @@ int cmd_report(int argc, char **argv, struct cli_opts *o)
 		if (stat(dirs[i], &sb) < 0 || !S_ISDIR(sb.st_mode)) {
 			fprintf(stderr, "airlab report: no run directory %s\n",
 				dirs[i]);
-			return 2;
+			return AL_EXIT_USAGE;
 		}
 		list[i] = dirs[i];
 	}
@@ -73,7 +77,7 @@ int cmd_report(int argc, char **argv, struct cli_opts *o)
 		    (mkdir(def, 0755) < 0 && errno != EEXIST)) {
 			fprintf(stderr, "airlab report: cannot create %s: %s\n",
 				def, strerror(errno));
-			return 1;
+			return AL_EXIT_LAB;
 		}
 		snprintf(def, sizeof(def), "%s/reports/%s", results, stamp);
 		out = def;
@@ -90,7 +94,7 @@ int cmd_report(int argc, char **argv, struct cli_opts *o)
 		if (stat(sj, &sb) < 0) {
 			fprintf(stderr, "airlab report: no sweep %s (%s: %s)\n",
 				sweep, sj, strerror(errno));
-			return 2;
+			return AL_EXIT_USAGE;
 		}
 		rc = report_sweep(sj, out, &err);
 	} else if (night) {
@@ -101,7 +105,7 @@ int cmd_report(int argc, char **argv, struct cli_opts *o)
 		if (stat(nd, &sb) < 0) {
 			fprintf(stderr, "airlab report: no night %s (%s: %s)\n",
 				night, nd, strerror(errno));
-			return 2;
+			return AL_EXIT_USAGE;
 		}
 		rc = report_nightly(results, nd, out, &err);
 	} else {
@@ -114,9 +118,9 @@ int cmd_report(int argc, char **argv, struct cli_opts *o)
 		printf("report: %s/index.html (incomplete: see the errors "
 		       "above and the page)\n",
 		       out);
-		return 1;
+		return AL_EXIT_WORSE;
 	}
 	printf("report: %s/index.html (%d image%s)\n", out, rc,
 	       rc == 1 ? "" : "s");
-	return 0;
+	return AL_EXIT_OK;
 }

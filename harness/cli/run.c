@@ -57,13 +57,20 @@ static int parse_args(int argc, char **argv, struct cli_opts *o,
 		      struct run_args *a)
 {
 	const char *length = NULL, *step = NULL, *streams = NULL, *wait = NULL;
-	const struct cli_flag flags[] = {{"--length", &length, NULL},
-					 {"--step", &step, NULL},
-					 {"--streams", &streams, NULL},
-					 {"--cc", &a->p.cc, NULL},
-					 {"--out", &a->out_dir, NULL},
-					 {"--wait", &wait, NULL},
-					 {NULL, NULL, NULL}};
+	const struct cli_flag flags[] = {
+	    {"--length", &length, NULL,
+	     "S\tseconds of traffic (default: the suite's)"},
+	    {"--step", &step, NULL,
+	     "S\tseconds between samples (default: the suite's)"},
+	    {"--streams", &streams, NULL,
+	     "N\tbulk flows per direction (default: the suite's)"},
+	    {"--cc", &a->p.cc, NULL,
+	     "CC\tTCP congestion control (default: the hosts' own)"},
+	    {"--out", &a->out_dir, NULL,
+	     "DIR\tresults directory (default ROOT/results)"},
+	    {"--wait", &wait, NULL,
+	     "S\tseconds to wait for association (default 60)"},
+	    {NULL, NULL, NULL, NULL}};
 	int rc = cli_parse("run", argc, argv, o, flags, &a->suite, 1), n;
 
 	if (rc >= 0)
@@ -73,12 +80,12 @@ static int parse_args(int argc, char **argv, struct cli_opts *o,
 	    (streams &&
 	     cli_seconds_arg("run", "--streams", streams, 1, &n) < 0) ||
 	    (wait && cli_seconds_arg("run", "--wait", wait, 1, &a->wait_s) < 0))
-		return 2;
+		return AL_EXIT_USAGE;
 	if (streams)
 		a->p.streams = (unsigned)n;
 	if (!a->suite) {
-		cli_usage(stderr, "run");
-		return 2;
+		return cli_usage_error(
+		    "run", "which suite? (airlab suites lists them)");
 	}
 	return -1; /* go on */
 }
@@ -539,21 +546,21 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 	struct al_err err;
 	struct dut d;
 	char out_default[4200], id[256], dir[4500], fname[512], fpath[5100];
-	int rc, nagents, exit_code = 1;
+	int rc, nagents, exit_code = AL_EXIT_LAB;
 
 	memset(out, 0, sizeof(*out));
-	out->exit_code = 2;
+	out->exit_code = AL_EXIT_USAGE;
 	/* Everything the user gave is checked before anything starts. */
 	if (!(s = suite_find(suite, &err))) {
 		fprintf(stderr, "airlab run: %s\n", err.msg);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (cli_cell_load(&c, o) < 0)
-		return 2;
+		return AL_EXIT_USAGE;
 	if (stahost_check_traffic(&c, &err) < 0) {
 		fprintf(stderr, "airlab run: %s\n", err.msg);
 		cell_free(&c);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (server_remote(&c) && !c.topo.server.address[0]) {
 		fprintf(stderr,
@@ -562,7 +569,7 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 			"reach it)\n",
 			c.topo.path, c.topo.server.line, c.topo.server.host);
 		cell_free(&c);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	for (int i = 0; i < c.topo.nstations; i++)
 		names[i] = c.topo.stations[i].name;
@@ -571,7 +578,7 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 	if (suite_expand(s, p, &plan, &err) < 0) {
 		fprintf(stderr, "airlab run: %s\n", err.msg);
 		cell_free(&c);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (!out_dir) {
 		snprintf(out_default, sizeof(out_default), "%s/results",
@@ -585,15 +592,21 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 			"airlab run: --out %s: cannot write results there: "
 			"%s\n",
 			out_dir, strerror(errno));
-		exit_code = 2;
+		exit_code = AL_EXIT_USAGE;
 		goto out_plan;
 	}
-	out->exit_code = 1;
+	out->exit_code = AL_EXIT_LAB;
 	/* The lab itself failing (no DUT, no boot, stations that do not
 	 * associate) is told apart from a run that went wrong. */
 	out->lab_failed = 1;
-	if (cli_dut_open(&d, &c.lab, c.ap_host->name) < 0)
+	if ((exit_code = cli_dut_open(&d, &c.lab, c.ap_host->name)) !=
+	    AL_EXIT_OK) {
+		/* a driver setting the lab file gets wrong is not the lab
+		 * failing */
+		out->lab_failed = exit_code != AL_EXIT_USAGE;
 		goto out_plan;
+	}
+	exit_code = AL_EXIT_LAB;
 	signal(SIGPIPE, SIG_IGN);
 	rec.id = id;
 	rec.plan = &plan;
@@ -704,7 +717,7 @@ int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 			suite_print_summary(stdout, &plan, &res);
 			airtime_print(stdout, &c, &rec.air[0]);
 			airtime_print(stdout, &c, &rec.air[1]);
-			exit_code = res.partial ? 3 : 0;
+			exit_code = res.partial ? AL_EXIT_PARTIAL : AL_EXIT_OK;
 		}
 	}
 record:
@@ -716,7 +729,7 @@ record:
 		fprintf(stderr, "airlab run: %s\n", err.msg);
 	if (write_run_json(dir, &c, &st, &rec, &err) < 0) {
 		fprintf(stderr, "airlab run: %s\n", err.msg);
-		exit_code = 1;
+		exit_code = AL_EXIT_LAB;
 	} else {
 		struct store *db;
 

@@ -27,9 +27,15 @@ int cmd_runs(int argc, char **argv, struct cli_opts *o)
 	const char *out = NULL, *last = NULL;
 	struct store_query q = {0};
 	const struct cli_flag flags[] = {
-	    {"--suite", &q.suite, NULL},   {"--variant", &q.variant, NULL},
-	    {"--status", &q.status, NULL}, {"--last", &last, NULL},
-	    {"--out", &out, NULL},	   {NULL, NULL, NULL}};
+	    {"--suite", &q.suite, NULL, "S\tonly runs of suite S"},
+	    {"--variant", &q.variant, NULL, "V\tonly runs of variant V"},
+	    {"--status", &q.status, NULL,
+	     "S\tonly runs with status S (complete, partial, failed, "
+	     "lab-failed)"},
+	    {"--last", &last, NULL, "N\tonly the N newest runs"},
+	    {"--out", &out, NULL,
+	     "DIR\tresults directory (default ROOT/results)"},
+	    {NULL, NULL, NULL, NULL}};
 	char buf[4200], db[4300];
 	const char *results;
 	struct store *s;
@@ -47,7 +53,7 @@ int cmd_runs(int argc, char **argv, struct cli_opts *o)
 				"airlab runs: --last '%s' is not a whole "
 				"number from 1 to 1000000\n",
 				last);
-			return 2;
+			return AL_EXIT_USAGE;
 		}
 		q.last = (size_t)v;
 	}
@@ -61,7 +67,7 @@ int cmd_runs(int argc, char **argv, struct cli_opts *o)
 			"directory without one is indexed by `airlab reindex "
 			"--out %s`)\n",
 			db, strerror(errno), results);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (store_open(&s, results, &err) < 0)
 		return cli_fail(&err);

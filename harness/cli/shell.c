@@ -48,8 +48,9 @@ int cmd_shell(int argc, char **argv, struct cli_opts *o)
 {
 	const char *host = NULL;
 	bool with_stdin = false;
-	const struct cli_flag flags[] = {{"--stdin", NULL, &with_stdin},
-					 {NULL, NULL, NULL}};
+	const struct cli_flag flags[] = {{"--stdin", NULL, &with_stdin,
+					  "pass airlab's stdin to the command"},
+					 {NULL, NULL, NULL, NULL}};
 	int i, status = 255, rc;
 	struct lab lab;
 	struct dut d;
@@ -64,20 +65,19 @@ int cmd_shell(int argc, char **argv, struct cli_opts *o)
 		return rc;
 	rc = 255;
 	if (!host || i >= argc) {
-		cli_usage(stderr, "shell");
-		return 2;
+		return cli_usage_error("shell", "which host and command?");
 	}
 	cmd = join_quoted(argc - i, argv + i);
 	if (with_stdin && !(in = read_all(STDIN_FILENO, &inlen))) {
 		fprintf(stderr, "airlab shell: cannot read stdin\n");
 		free(cmd);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (lab_load(&lab, o->lab, &err) < 0) {
 		cli_fail(&err);
 		goto out_cmd;
 	}
-	if (cli_dut_observe(&d, &lab, host) < 0)
+	if (cli_dut_observe(&d, &lab, host) != AL_EXIT_OK)
 		goto out_lab;
 	if (dut_run(&d, cmd, in, inlen, STDOUT_FILENO, STDERR_FILENO, &status,
 		    10, &err) < 0)

@@ -19,21 +19,24 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 	struct ap_env env;
 	struct drv_target t;
 	const char *wait = NULL;
-	const struct cli_flag flags[] = {{"--wait", &wait, NULL},
-					 {NULL, NULL, NULL}};
+	const struct cli_flag flags[] = {
+	    {"--wait", &wait, NULL,
+	     "S\tseconds to wait for stations still associating (default 0)"},
+	    {NULL, NULL, NULL, NULL}};
 
 	rc = cli_parse("status", argc, argv, o, flags, NULL, 0);
 	if (rc >= 0)
 		return rc;
 	if (wait && cli_seconds_arg("status", "--wait", wait, 0, &wait_s) < 0)
-		return 2;
-	rc = 1;
+		return AL_EXIT_USAGE;
+	rc = AL_EXIT_LAB;
 	if (cli_cell_load(&c, o) < 0)
-		return 2;
-	if (cli_dut_observe(&d, &c.lab, c.ap_host->name) < 0)
+		return AL_EXIT_USAGE;
+	if ((rc = cli_dut_observe(&d, &c.lab, c.ap_host->name)) != AL_EXIT_OK)
 		goto out_cell;
+	rc = AL_EXIT_LAB;
 	if (dut_power_get(&d, &on, &err) < 0) {
-		cli_fail(&err);
+		rc = cli_fail(&err);
 		goto out;
 	}
 	printf("%s: power %s\n", d.host->name, on ? "on" : "off");
@@ -42,21 +45,21 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 		goto out;
 	}
 	if (dut_run_capture(&d, "uname -r", &release, &status, 10, &err) < 0) {
-		cli_fail(&err);
+		rc = cli_fail(&err);
 		goto out;
 	}
 	printf("%s: kernel %s", d.host->name, release);
 	/* The AP as its driver sees it: what it serves and for which
 	 * variant. */
 	if (bringup_check(&c, &ap, &err) < 0) {
-		cli_fail(&err);
+		rc = cli_fail(&err);
 		goto out;
 	}
 	bringup_ap_config(&c, &cfg);
 	bringup_ap_env(&d, &env);
 	t = (struct drv_target){&c.lab, c.ap_host, &c.ap_host->ap};
 	if (ap->status(&t, &env, &cfg, &st.ap, &err) < 0) {
-		cli_fail(&err);
+		rc = cli_fail(&err);
 		goto out;
 	}
 	printf("%s: ap (%s): %s on %s, variant %s, cell %s\n", d.host->name,
@@ -64,13 +67,13 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 	       st.ap.iface[0] ? st.ap.iface : "-",
 	       st.ap.variant[0] ? st.ap.variant : "-", c.topo.name);
 	if (stahost_open(&sh, &c, false, &err) < 0) {
-		cli_fail(&err);
+		rc = cli_fail(&err);
 		goto out;
 	}
 	if (bringup_stations(&d, &c, ap, &sh, wait_s, &st, stdout, &err) >= 0)
 		rc = 0;
 	else
-		cli_fail(&err);
+		rc = cli_fail(&err);
 	stahost_close(&sh);
 out:
 	free(release);

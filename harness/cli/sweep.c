@@ -693,8 +693,9 @@ static void print_step(const json_t *step)
 	fflush(stdout);
 }
 
-/* One step: move, settle, run, record. Returns 0, 1 when its run did not
- * complete, 2 when the lab failed (the sweep stops). */
+/* One step: move, settle, run, record. Returns AL_EXIT_OK,
+ * AL_EXIT_PARTIAL when its run did not complete, AL_EXIT_LAB when the lab
+ * failed (the sweep stops). */
 static int run_step(struct sweep *sw, struct cli_opts *o, const struct cell *c,
 		    struct dut *d, int vi, int xi)
 {
@@ -720,7 +721,7 @@ static int run_step(struct sweep *sw, struct cli_opts *o, const struct cell *c,
 		if (path_db(&c->lab, sw->paths[k], &x, &back) < 0) {
 			json_decref(atten);
 			json_decref(sts);
-			return 2;
+			return AL_EXIT_LAB;
 		}
 		if (k == 0)
 			xread = back;
@@ -731,12 +732,12 @@ static int run_step(struct sweep *sw, struct cli_opts *o, const struct cell *c,
 	if (sw->mode != SWEEP_ATTEN && set_rates(sw, c, d, x) < 0) {
 		json_decref(atten);
 		json_decref(sts);
-		return 2;
+		return AL_EXIT_LAB;
 	}
 	if (settle(sw, c, d, se) < 0) {
 		json_decref(atten);
 		json_decref(sts);
-		return 2;
+		return AL_EXIT_LAB;
 	}
 	for (int k = 0; k < sw->nwatch; k++) {
 		const char *name = c->topo.stations[sw->watch[k]].name;
@@ -768,19 +769,19 @@ static int run_step(struct sweep *sw, struct cli_opts *o, const struct cell *c,
 	if (any && !interrupted) {
 		rc = cli_run_suite(o, sw->suite, &p, sw->results, 5, &r);
 		if (r.lab_failed)
-			rc = 2;
+			rc = AL_EXIT_LAB;
 		else
-			rc = rc == 0 ? 0 : 1;
+			rc = rc == AL_EXIT_OK ? AL_EXIT_OK : AL_EXIT_PARTIAL;
 		if (r.id[0] && store_open(&db, sw->results, &err) < 0) {
 			fprintf(stderr, "airlab sweep: %s\n", err.msg);
 			db = NULL;
 		}
 	}
-	outcome = dropped	     ? "dropped"
-		  : !r.id[0]	     ? "not-run"
-		  : r.exit_code == 0 ? "ok"
-		  : r.exit_code == 3 ? "partial"
-				     : "failed";
+	outcome = dropped			   ? "dropped"
+		  : !r.id[0]			   ? "not-run"
+		  : r.exit_code == AL_EXIT_OK	   ? "ok"
+		  : r.exit_code == AL_EXIT_PARTIAL ? "partial"
+						   : "failed";
 	for (int k = 0; k < sw->nwatch; k++)
 		json_array_append_new(
 		    sts,
@@ -799,9 +800,9 @@ static int run_step(struct sweep *sw, struct cli_opts *o, const struct cell *c,
 	json_array_append_new(sw->steps, step);
 	print_step(step);
 	if (write_record(sw, "running") < 0)
-		return 2;
+		return AL_EXIT_LAB;
 	/* A station that dropped is a finding, not a failed step. */
-	return dropped && rc == 1 ? 0 : rc;
+	return dropped && rc == AL_EXIT_PARTIAL ? AL_EXIT_OK : rc;
 }
 
 /* Every step of one variant, on a cell brought up once. */
@@ -816,32 +817,33 @@ static int run_variant(struct sweep *sw, struct cli_opts *o, int vi, int *worst)
 
 	snprintf(o->variant, sizeof(o->variant), "%s", sw->variants[vi]);
 	if (cli_cell_load(&c, o) < 0)
-		return 2;
+		return AL_EXIT_LAB;
 	if (stahost_check_traffic(&c, &err) < 0) {
 		fprintf(stderr, "airlab sweep: %s\n", err.msg);
 		cell_free(&c);
-		return 2;
+		return AL_EXIT_LAB;
 	}
-	if (cli_dut_open(&d, &c.lab, c.ap_host->name) < 0) {
+	if (cli_dut_open(&d, &c.lab, c.ap_host->name) != AL_EXIT_OK) {
 		cell_free(&c);
-		return 2;
+		return AL_EXIT_LAB;
 	}
 	/* Station hosts are watched, not locked: each run locks them. */
 	if (cli_cell_up(&c, &d, 60, true, &st) < 0) {
-		rc = 2;
+		rc = AL_EXIT_LAB;
 		goto out;
 	}
 	if (stahost_open(&sw->sh, &c, false, &err) < 0) {
 		cli_fail(&err);
-		rc = 2;
+		rc = AL_EXIT_LAB;
 		goto out;
 	}
 	for (int k = 0; k < sw->npaths; k++)
 		if (path_db(&c.lab, sw->paths[k], NULL, &before[k]) < 0) {
-			rc = 2;
+			rc = AL_EXIT_LAB;
 			goto out;
 		}
-	for (int xi = 0; xi < sw->nx && !interrupted && rc != 2; xi++) {
+	for (int xi = 0; xi < sw->nx && !interrupted && rc != AL_EXIT_LAB;
+	     xi++) {
 		rc = run_step(sw, o, &c, &d, vi, xi);
 		if (rc > *worst)
 			*worst = rc;
@@ -869,18 +871,29 @@ static int parse_args(struct sweep *sw, int argc, char **argv,
 	const char *path = NULL, *from = NULL, *to = NULL, *step = NULL;
 	const char *rates = NULL, *dwell = NULL, *length = NULL;
 	const char *variants = NULL, *stations = NULL, *out = NULL;
-	const struct cli_flag flags[] = {{"--path", &path, NULL},
-					 {"--from", &from, NULL},
-					 {"--to", &to, NULL},
-					 {"--step", &step, NULL},
-					 {"--rates", &rates, NULL},
-					 {"--suite", &sw->suite, NULL},
-					 {"--dwell", &dwell, NULL},
-					 {"--length", &length, NULL},
-					 {"--variant", &variants, NULL},
-					 {"--station", &stations, NULL},
-					 {"--out", &out, NULL},
-					 {NULL, NULL, NULL}};
+	const struct cli_flag flags[] = {
+	    {"--path", &path, NULL,
+	     "P[,P...]\tRF paths to move (attenuation sweep)"},
+	    {"--from", &from, NULL, "DB\tfirst attenuation"},
+	    {"--to", &to, NULL, "DB\tlast attenuation"},
+	    {"--step", &step, NULL, "DB\tattenuation step (above 0)"},
+	    {"--rates", &rates, NULL,
+	     "mcs:N,...|legacy:R,...\tfixed rates to step through (rate "
+	     "sweep)"},
+	    {"--suite", &sw->suite, NULL,
+	     "S\tthe suite run at each step (default rtt_fair)"},
+	    {"--dwell", &dwell, NULL,
+	     "S\tat most S seconds for the link to settle (default 20)"},
+	    {"--length", &length, NULL,
+	     "S\tseconds of each run (default: the suite's)"},
+	    {"--variant", &variants, NULL,
+	     "V[,V...]\tvariants, each over all steps (default the common "
+	     "--variant)"},
+	    {"--station", &stations, NULL,
+	     "S,...\tstations whose rate is fixed (default all)"},
+	    {"--out", &out, NULL,
+	     "RESULTS\tresults directory (default ROOT/results)"},
+	    {NULL, NULL, NULL, NULL}};
 	static char buf[4200], words[SWEEP_MAX_PATHS][256];
 	static struct cell c;
 	const struct suite *s;
@@ -892,13 +905,12 @@ static int parse_args(struct sweep *sw, int argc, char **argv,
 	if (!rates && !path) {
 		fprintf(stderr, "airlab sweep: give --path P --from DB --to DB "
 				"--step DB, or --rates LIST\n");
-		cli_usage(stderr, "sweep");
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (rates && (from || to || step)) {
 		fprintf(stderr, "airlab sweep: --rates steps through rates; "
 				"--from/--to/--step are for attenuation\n");
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	if (path) {
 		n = split_list(path, words, SWEEP_MAX_PATHS);
@@ -907,7 +919,7 @@ static int parse_args(struct sweep *sw, int argc, char **argv,
 				"airlab sweep: --path '%s' is not a "
 				"list of paths\n",
 				path);
-			return 2;
+			return AL_EXIT_USAGE;
 		}
 		for (sw->npaths = 0; sw->npaths < n; sw->npaths++)
 			snprintf(sw->paths[sw->npaths], LAB_NAME_MAX, "%s",
@@ -917,13 +929,13 @@ static int parse_args(struct sweep *sw, int argc, char **argv,
 		sw->suite = "rtt_fair";
 	if (!(s = suite_find(sw->suite, &err))) {
 		fprintf(stderr, "airlab sweep: %s\n", err.msg);
-		return 2;
+		return AL_EXIT_USAGE;
 	}
 	sw->dwell_s = 20;
 	if ((dwell &&
 	     cli_seconds_arg("sweep", "--dwell", dwell, 1, &sw->dwell_s) < 0) ||
 	    (length && cli_seconds_arg("sweep", "--length", length, 1, &n) < 0))
-		return 2;
+		return AL_EXIT_USAGE;
 	if (length)
 		sw->params.length_s = n;
 	if (variants) {
@@ -934,7 +946,7 @@ static int parse_args(struct sweep *sw, int argc, char **argv,
 				"airlab sweep: --variant '%s': give "
 				"1 to %d variants\n",
 				variants, SWEEP_MAX_VARIANTS);
-			return 2;
+			return AL_EXIT_USAGE;
 		}
 	}
 	/* Everything is checked before anything moves: the cell of each
@@ -944,7 +956,7 @@ static int parse_args(struct sweep *sw, int argc, char **argv,
 			snprintf(o->variant, sizeof(o->variant), "%s",
 				 sw->variants[v]);
 		if (cli_cell_load(&c, o) < 0)
-			return 2;
+			return AL_EXIT_USAGE;
 		if (!sw->nvariants)
 			snprintf(sw->variants[sw->nvariants++], 256, "%s",
 				 c.variant.name);
@@ -966,7 +978,7 @@ static int parse_args(struct sweep *sw, int argc, char **argv,
 		}
 		cell_free(&c);
 		if (rc < 0)
-			return 2;
+			return AL_EXIT_USAGE;
 	}
 	sw->results = cli_results_dir(o, out, buf, sizeof(buf));
 	return -1;
@@ -1015,14 +1027,14 @@ int cmd_sweep(int argc, char **argv, struct cli_opts *o)
 			"airlab sweep: cannot create a directory in "
 			"%s: %s\n",
 			parent, strerror(errno));
-		return 1;
+		return AL_EXIT_LAB;
 	}
 	snprintf(sw.file, sizeof(sw.file), "%s/sweep.json", sw.dir);
 	sw.root = spec_json(&sw, o);
 	sw.steps = json_object_get(sw.root, "steps");
 	if (write_record(&sw, "running") < 0) {
 		json_decref(sw.root);
-		return 1;
+		return AL_EXIT_LAB;
 	}
 	fprintf(stderr,
 		"sweep %s: %d steps x %d variants, %s each; record %s\n", sw.id,
@@ -1033,28 +1045,29 @@ int cmd_sweep(int argc, char **argv, struct cli_opts *o)
 	interrupted = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	for (int v = 0; v < sw.nvariants && !interrupted && rc != 2; v++)
+	for (int v = 0; v < sw.nvariants && !interrupted && rc != AL_EXIT_LAB;
+	     v++)
 		rc = run_variant(&sw, o, v, &worst);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	if (rc == 2 || worst == 2)
-		rc = 2;
+	if (rc == AL_EXIT_LAB || worst == AL_EXIT_LAB)
+		rc = AL_EXIT_LAB;
 	else if (interrupted)
-		rc = 1;
+		rc = AL_EXIT_WORSE; /* an incomplete record */
 	else
-		rc = worst ? 3 : 0;
-	write_record(&sw, rc == 2	? "lab-failed"
-			  : interrupted ? "interrupted"
-			  : rc == 3	? "partial"
-					: "complete");
+		rc = worst ? AL_EXIT_PARTIAL : AL_EXIT_OK;
+	write_record(&sw, rc == AL_EXIT_LAB	  ? "lab-failed"
+			  : interrupted		  ? "interrupted"
+			  : rc == AL_EXIT_PARTIAL ? "partial"
+						  : "complete");
 	fprintf(stderr,
 		"sweep %s: %s, %zu steps recorded in %s (report: airlab report "
 		"--sweep %s)\n",
 		sw.id,
-		rc == 2	      ? "the lab failed"
-		: interrupted ? "interrupted"
-		: rc == 3     ? "some runs did not complete"
-			      : "complete",
+		rc == AL_EXIT_LAB	? "the lab failed"
+		: interrupted		? "interrupted"
+		: rc == AL_EXIT_PARTIAL ? "some runs did not complete"
+					: "complete",
 		json_array_size(sw.steps), sw.file, sw.id);
 	json_decref(sw.root);
 	return rc;

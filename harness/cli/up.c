@@ -29,9 +29,12 @@ int cmd_up(int argc, char **argv, struct cli_opts *o)
 {
 	bool require_all = false;
 	const char *wait = NULL;
-	const struct cli_flag flags[] = {{"--require-all", NULL, &require_all},
-					 {"--wait", &wait, NULL},
-					 {NULL, NULL, NULL}};
+	const struct cli_flag flags[] = {
+	    {"--require-all", NULL, &require_all,
+	     "exit 3 unless every station associated"},
+	    {"--wait", &wait, NULL,
+	     "S\tseconds to wait for the stations to associate (default 60)"},
+	    {NULL, NULL, NULL, NULL}};
 	int wait_s = 60, rc = cli_parse("up", argc, argv, o, flags, NULL, 0);
 	struct cell c;
 	struct dut d;
@@ -40,13 +43,15 @@ int cmd_up(int argc, char **argv, struct cli_opts *o)
 	if (rc >= 0)
 		return rc;
 	if (wait && cli_seconds_arg("up", "--wait", wait, 1, &wait_s) < 0)
-		return 2;
-	rc = 1;
+		return AL_EXIT_USAGE;
+	rc = AL_EXIT_LAB;
 	if (cli_cell_load(&c, o) < 0)
-		return 2;
-	if (cli_dut_open(&d, &c.lab, c.ap_host->name) == 0) {
+		return AL_EXIT_USAGE;
+	if ((rc = cli_dut_open(&d, &c.lab, c.ap_host->name)) == AL_EXIT_OK) {
+		rc = AL_EXIT_LAB;
 		if (cli_cell_up(&c, &d, wait_s, false, &st) == 0)
-			rc = (require_all && st.nassoc < st.n) ? 1 : 0;
+			rc = (require_all && st.nassoc < st.n) ? AL_EXIT_PARTIAL
+							       : AL_EXIT_OK;
 		dut_close(&d);
 	}
 	cell_free(&c);

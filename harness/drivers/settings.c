@@ -74,11 +74,11 @@ int drv_check_settings(const struct drv_target *t, const char *const *known,
 			append_keys(keys, sizeof(keys), power_dut_settings,
 				    power_dut_nsettings);
 		binding_name(t, who, sizeof(who));
-		return al_errf(err,
-			       "%s:%d: %s (driver %s): unknown setting '%s' "
-			       "(known: %s)",
-			       t->lab->path, p->line, who, b->driver, p->key,
-			       keys);
+		return al_err_input(
+		    err,
+		    "%s:%d: %s (driver %s): unknown setting '%s' "
+		    "(known: %s)",
+		    t->lab->path, p->line, who, b->driver, p->key, keys);
 	}
 	return 0;
 }
@@ -93,9 +93,10 @@ int power_relay_port(const struct drv_target *t, long *port, struct al_err *err)
 			   err) < 0)
 		return -1;
 	if (!*port)
-		return al_errf(err,
-			       "%s:%d: %s: setting port is missing (the relay, "
-			       "1 to 8)",
-			       t->lab->path, t->binding->line, who);
+		return al_err_input(
+		    err,
+		    "%s:%d: %s: setting port is missing (the relay, "
+		    "1 to 8)",
+		    t->lab->path, t->binding->line, who);
 	return 0;
 }

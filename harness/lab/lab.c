@@ -387,11 +387,11 @@ int lab_param_long(const struct lab *lab, const char *who,
 	errno = 0;
 	v = strtol(p->value, &end, 0);
 	if (errno || end == p->value || *end || v < min || v > max)
-		return al_errf(err,
-			       "%s:%d: %s: %s '%s' is not a whole number from "
-			       "%ld to %ld",
-			       lab->path, p->line, who, key, p->value, min,
-			       max);
+		return al_err_input(
+		    err,
+		    "%s:%d: %s: %s '%s' is not a whole number from "
+		    "%ld to %ld",
+		    lab->path, p->line, who, key, p->value, min, max);
 	*out = v;
 	return 0;
 }
@@ -417,10 +417,11 @@ int lab_param_bool(const struct lab *lab, const char *who,
 			return 0;
 		}
 	}
-	return al_errf(err,
-		       "%s:%d: %s: %s '%.40s' is neither yes nor no (true, "
-		       "false, on, off, 1, 0 also do)",
-		       lab->path, p->line, who, key, p->value);
+	return al_err_input(
+	    err,
+	    "%s:%d: %s: %s '%.40s' is neither yes nor no (true, "
+	    "false, on, off, 1, 0 also do)",
+	    lab->path, p->line, who, key, p->value);
 }
 
 /* Placeholders in a driver setting; the wrapper keeps errors one line. */
@@ -452,17 +453,17 @@ static int expand(const struct lab *lab, const struct lab_host *host,
 			size_t nlen;
 
 			if (!close)
-				return al_errf(err,
-					       "'%.200s': '{' without a "
-					       "closing '}'",
-					       in);
+				return al_err_input(err,
+						    "'%.200s': '{' without a "
+						    "closing '}'",
+						    in);
 			nlen = (size_t)(close - p - 1);
 			if (nlen == 5 && !strncmp(p + 1, "state", 5)) {
 				if (!host)
-					return al_errf(err,
-						       "'%.200s': {state} "
-						       "needs a host",
-						       in);
+					return al_err_input(err,
+							    "'%.200s': {state} "
+							    "needs a host",
+							    in);
 				piece = host->state_dir;
 			} else if (nlen == 6 && !strncmp(p + 1, "images", 6)) {
 				piece = lab->image_dir;
@@ -476,11 +477,12 @@ static int expand(const struct lab *lab, const struct lab_host *host,
 					snprintf(known + k, sizeof(known) - k,
 						 ", {%s}", extra[i].name);
 				}
-				return al_errf(err,
-					       "'%.200s': unknown placeholder "
-					       "'{%.*s}' (known: %s)",
-					       in, (int)(nlen > 60 ? 60 : nlen),
-					       p + 1, known);
+				return al_err_input(
+				    err,
+				    "'%.200s': unknown placeholder "
+				    "'{%.*s}' (known: %s)",
+				    in, (int)(nlen > 60 ? 60 : nlen), p + 1,
+				    known);
 			}
 			plen = strlen(piece);
 			p = close + 1;

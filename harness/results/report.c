@@ -298,7 +298,7 @@ static int write_page(const char *const *run_dirs, size_t n,
 	struct rrun *runs = calloc(n ? n : 1, sizeof(*runs));
 	char path[4200], tmp[4300];
 	int images = extra_images, failed = 0;
-	struct al_err first = {""};
+	struct al_err first = {0};
 	FILE *f;
 
 	if (!runs)

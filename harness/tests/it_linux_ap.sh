@@ -97,7 +97,7 @@ check "the pfifo variant's latency under load is worse ($lp ms vs $lf ms)" \
 sed 's/radio: wlan0,/radio: wlan9,/' "$topo" >"$work/noradio.yaml"
 out=$(al --topology "$work/noradio.yaml" up --variant linuxap-pfifo 2>&1)
 rc=$?
-check "an AP radio the host does not have: exit 1 (got $rc)" test $rc -eq 1
+check "an AP radio the host does not have: exit 4, the lab (got $rc)" test $rc -eq 4
 check "one error naming the host and the radio" \
 	test "$(grep -c "^airlab: dut1: ap (hostapd): radio 'wlan9' is neither a wireless interface" <<<"$out")" -eq 1
 check "nothing of the AP left on the DUT" test "$(leftovers)" = clean
@@ -108,7 +108,7 @@ sed 's/channel: 6,/channel: 14,/' "$topo" >"$work/ch14.yaml"
 out=$(al --topology "$work/ch14.yaml" up --variant linuxap-pfifo 2>&1)
 rc=$?
 grep '^airlab:' <<<"$out"
-check "hostapd refusing channel 14: exit 1 (got $rc)" test $rc -eq 1
+check "hostapd refusing channel 14: exit 4, the lab (got $rc)" test $rc -eq 4
 check "the error quotes hostapd's own line" \
 	grep -q "^airlab: dut1: ap (hostapd): hostapd refused its configuration: .*2484 (primary) not allowed for AP mode" <<<"$out"
 check "nothing of the AP left on the DUT after the refusal" test "$(leftovers)" = clean
@@ -125,7 +125,7 @@ EOF
 out=$(al --topology "$topo" up --variant "$work/linuxap-aql.yaml" 2>&1)
 rc=$?
 grep '^airlab:' <<<"$out"
-check "a knob path the DUT lacks: exit 1 (got $rc)" test $rc -eq 1
+check "a knob path the DUT lacks: exit 4, the lab (got $rc)" test $rc -eq 4
 check "the error names the variant file:line and the missing path" \
 	grep -q "^airlab: $work/linuxap-aql.yaml:5: knob aql: dut1 has no /sys/kernel/debug/ieee80211/phy[0-9]*/aql_enable$" <<<"$out"
 check "the AP it had started is stopped again" test "$(leftovers)" = clean

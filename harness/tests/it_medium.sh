@@ -65,8 +65,8 @@ check "unknown path: exit 2 (bad input), known paths listed" \
 out=$(al atten set path2 500 2>&1)
 rc=$?
 p2=$(al atten get path2 | awk '$1 == "path2" { print $4 }')
-check "500 dB refused before sending, path2 unchanged ($p2 dB)" \
-	bash -c '[ "$1" -eq 1 ] && grep -q "outside 0..200 dB, nothing sent" <<<"$2" &&
+check "500 dB refused before sending (exit 2, bad input), path2 unchanged ($p2 dB)" \
+	bash -c '[ "$1" -eq 2 ] && grep -q "outside 0..200 dB, nothing sent" <<<"$2" &&
 		[ "$3" = 0.00 ]' _ $rc "$out" "$p2"
 
 # Signal = 20 dBm tx power - base loss - attenuation (topology:

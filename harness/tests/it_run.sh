@@ -215,8 +215,8 @@ nbefore=$(ls -d "$res"/*/ | wc -l)
 "$AIRLAB" --lab "$work/noboot.yaml" run ping --length 2 --out "$res" >"$work/nb.out" 2>"$work/nb.err"
 rc=$?
 nb=$(ls -td "$res"/*/ | head -1)
-check "a DUT that never shows its ready marker: exit 1, said as lab-failed" \
-	bash -c '[ "$1" -eq 1 ] && grep -q "lab-failed, results in" "$2"' _ $rc "$work/nb.out"
+check "a DUT that never shows its ready marker: exit 4, said as lab-failed" \
+	bash -c '[ "$1" -eq 4 ] && grep -q "lab-failed, results in" "$2"' _ $rc "$work/nb.out"
 check "the lab failure has its own run directory (earlier runs kept)" \
 	test "$(ls -d "$res"/*/ | wc -l)" -eq $((nbefore + 1))
 check "its run.json: status lab-failed, the reason names the marker" \
@@ -236,8 +236,8 @@ check "airlab runs --status lab-failed lists it" \
 	>"$work/nbn.out" 2>"$work/nbn.err"
 rc=$?
 cat "$work/nbn.out"
-check "a night whose DUT never boots: exit 2, '-' for its missing figures, no nan (exit $rc)" \
-	bash -c '[ "$1" -eq 2 ] && ! grep -wq "nan" "$2" && grep -Eq "^ping +mac80211-6.12 .*( +-){3}" "$2"' _ $rc "$work/nbn.out"
+check "a night whose DUT never boots: exit 4 (the lab), '-' for its missing figures, no nan (exit $rc)" \
+	bash -c '[ "$1" -eq 4 ] && ! grep -wq "nan" "$2" && grep -Eq "^ping +mac80211-6.12 .*( +-){3}" "$2"' _ $rc "$work/nbn.out"
 check "its junit.xml: the lab error names the reason (the marker), every test case has a time" \
 	python3 -c "
 import glob, sys, xml.dom.minidom as m

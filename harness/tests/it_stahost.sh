@@ -90,8 +90,8 @@ al --topology "$work/badpsk.yaml" up --require-all --wait 25 \
 	--variant mac80211-6.12 >"$work/up1.out" 2>"$work/up1.err"
 rc=$?
 cat "$work/up1.out"
-check "up with a wrong passphrase for sta4 exits 1 with --require-all (got $rc)" \
-	test $rc -eq 1
+check "up with a wrong passphrase for sta4 exits 3 (partial) with --require-all (got $rc)" \
+	test $rc -eq 3
 check "sta3 on stahost1 associated" grep -qE '^sta3 +yes ' "$work/up1.out"
 check "sta5's radio does not exist: an error naming host, station and radio" \
 	grep -q "^airlab: stahost1: station sta5: radio 'nosuch0' is neither" "$work/up1.err"
@@ -259,7 +259,7 @@ check "the error names the file, line and station" \
 out=$(al --topology "$work/unreach.yaml" status 2>&1)
 rc=$?
 echo "$out" | grep -v '^sta'
-check "status with an unreachable station host exits 1 (got $rc)" test $rc -eq 1
+check "status with an unreachable station host exits 4, the lab (got $rc)" test $rc -eq 4
 check "one error naming the host and its port" \
 	test "$(grep -c "^airlab: .*stahost2.*127\.0\.0\.1:$closed" <<<"$out")" -eq 1
 

@@ -93,7 +93,7 @@ check "the two variants queue differently" test "$qd" != "$qd2"
 printf 'lab: x\nhosts:\n  dut1:\n    power: [1, 2\n' >"$work/bad.yaml"
 err=$("$AIRLAB" --lab "$work/bad.yaml" status 2>&1)
 rc=$?
-check "malformed lab file: non-zero exit" test $rc -ne 0
+check "malformed lab file: exit 2, bad input (got $rc)" test $rc -eq 2
 check "malformed lab file: file:line error" \
 	grep -qE "^airlab: $work/bad.yaml:[0-9]+: " <<<"$err"
 err=$(al up --variant no-such-variant 2>&1)
@@ -117,7 +117,7 @@ t0=$(date +%s)
 err=$("$AIRLAB" --lab "$work/panic.yaml" up --variant stock-6.1 2>&1)
 rc=$?
 took=$(($(date +%s) - t0))
-check "panicking kernel: up fails (exit $rc)" test $rc -ne 0
+check "panicking kernel: up fails with exit 4, the lab (exit $rc)" test $rc -eq 4
 check "panicking kernel: the error quotes the panic" \
 	grep -q "^airlab: dut1: the kernel panicked while booting: 'Kernel panic - not syncing: [^']\+' (the whole trace is in " <<<"$err"
 check "panicking kernel: booted twice (boot_attempts: 2)" \

@@ -318,8 +318,9 @@ static void cli_atten_and_medium(void **state)
 				 "      dB\n"
 				 "path1           medium                1 "
 				 "   12.50\n");
-	/* all paths: path9 is unknown to the medium, one error line */
-	assert_int_equal(airlab("atten get", out, sizeof(out)), 1);
+	/* all paths: path9 is unknown to the medium, one error line; the
+	 * device refused, so the lab failed: exit 4 */
+	assert_int_equal(airlab("atten get", out, sizeof(out)), 4);
 	assert_contains(out, "path1           medium                1 "
 			     "   12.50\n");
 	assert_contains(out, "airlab: attenuator medium (host dut1, ");
@@ -332,7 +333,8 @@ static void cli_atten_and_medium(void **state)
 		 "path1, path2, path9)\n",
 		 lab_file);
 	assert_string_equal(out, want);
-	assert_int_equal(airlab("atten set path1 300", out, sizeof(out)), 1);
+	/* out of the device's range: bad input, refused before sending */
+	assert_int_equal(airlab("atten set path1 300", out, sizeof(out)), 2);
 	assert_contains(out, "300 dB is outside 0..200 dB, nothing sent\n");
 	assert_int_equal(airlab("atten set path1 1x", out, sizeof(out)), 2);
 	assert_string_equal(out, "airlab atten: '1x' is not a number of dB\n");

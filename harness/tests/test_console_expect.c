@@ -77,7 +77,7 @@ static int teardown(void **state)
 
 static void session_open(struct fixture *f)
 {
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	if (console_session_open(&f->s, &console_serial_ops, &f->t, f->log,
 				 &err) < 0)
@@ -121,7 +121,7 @@ static void pattern_split_across_reads(void **state)
 {
 	struct fixture *f = *state;
 	const char *autoboot = "Hit any key to stop autoboot";
-	struct al_err err = {""};
+	struct al_err err = {0};
 	pid_t later;
 
 	session_open(f);
@@ -143,7 +143,7 @@ static void earliest_answer_wins(void **state)
 {
 	struct fixture *f = *state;
 	const char *answers[] = {"=> ", "TFTP error", "Retry count exceeded"};
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	session_open(f);
 	SAYS(f, "Loading: ###\r\nRetry count exceeded; starting again\r\n"
@@ -157,7 +157,7 @@ static void nul_noise_does_not_hide_a_prompt(void **state)
 {
 	struct fixture *f = *state;
 	const char *prompt = "login:";
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	session_open(f);
 	device_says(f, "\0\0\0OpenWrt\0 login:", 19);
@@ -169,7 +169,7 @@ static void timeout_quotes_the_console(void **state)
 {
 	struct fixture *f = *state;
 	const char *prompt = "=> ";
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	session_open(f);
 	SAYS(f, "Starting kernel ...\r\n\x01\x02garbage\xff line");
@@ -184,7 +184,7 @@ static void vanished_port_is_named(void **state)
 {
 	struct fixture *f = *state;
 	const char *prompt = "=> ";
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	session_open(f);
 	close(f->master);
@@ -198,7 +198,7 @@ static void log_lines_are_timestamped(void **state)
 {
 	struct fixture *f = *state;
 	const char *prompt = "=> ";
-	struct al_err err = {""};
+	struct al_err err = {0};
 	char text[1024], line[256];
 	regex_t stamp;
 	FILE *log;

@@ -103,7 +103,7 @@ static void archive_lists_and_extracts(void **state)
 	(void)state;
 	char dir[64], path[128];
 	struct cpio_writer w;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	char *out;
 	int fd;
 
@@ -148,7 +148,7 @@ static void bad_names_refused(void **state)
 {
 	(void)state;
 	struct cpio_writer w;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	int fd = open("/dev/null", O_WRONLY);
 
 	cpio_begin(&w, fd, "/dev/null");
@@ -219,7 +219,7 @@ static void flash_appends_cell_conf(void **state)
 {
 	struct flash_fixture *f = *state;
 	struct flash_image img = {"stock-6.1", "6.1", conf};
-	struct al_err err = {""};
+	struct al_err err = {0};
 	char *out;
 	off_t aligned = (f->base_len + 3) & ~(off_t)3;
 
@@ -279,7 +279,7 @@ static void flash_appends_cell_conf(void **state)
 static char *flash_cell_conf(struct flash_fixture *f,
 			     const struct flash_image *img, off_t aligned)
 {
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	if (flash_qemu_image_ops.flash(&f->t, img, NULL, &err) < 0)
 		fail_msg("%s", err.msg);
@@ -296,7 +296,7 @@ static void flash_spare_radios(void **state)
 	struct flash_image img = {"stock-6.1", "6.1", "STATIONS=1\n"};
 	struct lab_param *p = &f->host.flash.params[0];
 	static char two[] = "2", bad[] = "2x";
-	struct al_err err = {""};
+	struct al_err err = {0};
 	off_t aligned = (f->base_len + 3) & ~(off_t)3;
 	char *out;
 
@@ -339,7 +339,7 @@ static void flash_missing_image_says_make_image(void **state)
 {
 	struct flash_fixture *f = *state;
 	struct flash_image img = {"mac80211-6.12", "6.12", conf};
-	struct al_err err = {""};
+	struct al_err err = {0};
 	char want[4200];
 
 	assert_int_equal(flash_qemu_image_ops.flash(&f->t, &img, NULL, &err),

@@ -281,7 +281,7 @@ static void assert_line(const char *text, const char *line)
 static void ram_boot(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	char want[200], *log;
 	size_t len;
 	uint32_t crc = file_crc32(f->image, &len);
@@ -322,7 +322,7 @@ static void ram_boot(void **state)
 static void flash_mode(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	char want[200], *log, *erase, *cp, *reset, *boot;
 	size_t len;
 	uint32_t crc = file_crc32(f->image, &len);
@@ -354,7 +354,7 @@ static void flash_mode(void **state)
 static void flash_command_refused(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	start(f, UBOOT_OK,
 	      "      mode: flash\n"
@@ -371,7 +371,7 @@ static void flash_command_refused(void **state)
 static void no_autoboot_prompt(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	start(f, UBOOT_NO_AUTOBOOT, "");
 	assert_int_equal(flash(f, &err), -1);
@@ -388,7 +388,7 @@ static void no_autoboot_prompt(void **state)
 static void silent_mid_transfer(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	start(f, UBOOT_SILENT_IN_TFTP, "");
 	assert_int_equal(flash(f, &err), -1);
@@ -402,7 +402,7 @@ static void silent_mid_transfer(void **state)
 static void file_not_on_server(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	start(f, UBOOT_ASKS_OTHER, "");
 	assert_int_equal(flash(f, &err), -1);
@@ -415,7 +415,7 @@ static void file_not_on_server(void **state)
 static void garbage_on_the_line(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	size_t len;
 	uint32_t crc = file_crc32(f->image, &len);
 	char want[200];
@@ -433,7 +433,7 @@ static void garbage_on_the_line(void **state)
 static void port_gone_mid_flash(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	start(f, UBOOT_CLOSE_IN_TFTP, "");
 	assert_int_equal(flash(f, &err), -1);
@@ -462,7 +462,7 @@ static void bad_settings(void **state)
 	struct fixture *f = *state;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct al_err err = {""};
+		struct al_err err = {0};
 
 		lab_free(&f->lab);
 		memset(&f->lab, 0, sizeof(f->lab));

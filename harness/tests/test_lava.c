@@ -104,7 +104,7 @@ static void check_block(bool cut, bool garble, size_t claim, const char *want)
 	unsigned char p[300], *data = NULL;
 	size_t len, n = 0, got = 0;
 	char **lines = NULL, *enc, *log;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	int rc;
 
 	payload(p, &len);
@@ -157,7 +157,7 @@ static void log_lines_and_info(void **state)
 	unsigned char p[300];
 	size_t len, n = 0;
 	char **lines = NULL, *enc, *log;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	unsigned char *data = NULL;
 
 	(void)state;
@@ -188,7 +188,7 @@ static void log_send_round_trip(void **state)
 	unsigned char p[300], *data = NULL;
 	size_t len, slen = 0, llen = 0, n = 0, got = 0;
 	char **lines = NULL, *line, *save = NULL;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	FILE *f, *lf;
 	int fd;
 
@@ -239,7 +239,7 @@ static struct lava_job_spec spec(void)
 static void job_yaml_loads_with_metadata(void **state)
 {
 	struct lava_job_spec j = spec();
-	struct al_err err = {""};
+	struct al_err err = {0};
 	char *y = lava_job_yaml(&j, &err), v[64];
 	struct ydoc d;
 	yaml_node_t *root, *meta;
@@ -273,7 +273,7 @@ static void job_yaml_loads_with_metadata(void **state)
 static void job_yaml_refuses_bad_names(void **state)
 {
 	struct lava_job_spec j = spec();
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	(void)state;
 	j.suite = "rrul; reboot";
@@ -296,7 +296,7 @@ static void ramdisk_one_archive(void **state)
 	char cmd[256], line[128];
 	static const char zeros[512];
 	struct cpio_writer w;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	gzFile gin, gout;
 	FILE *fp, *ls;
 	int found = 0, lines = 0;

@@ -141,7 +141,7 @@ static int setup(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct lab_binding *b;
 	char fwd[64];
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	assert_non_null(f);
 	snprintf(f->dir, sizeof(f->dir), "/tmp/airlab-test-power.XXXXXX");
@@ -209,7 +209,7 @@ static int teardown(void **state)
 
 static bool on(struct fixture *f)
 {
-	struct al_err err = {""};
+	struct al_err err = {0};
 	bool is_on = false;
 
 	if (power_qemu_ops.get(f->p, &is_on, &err) < 0)
@@ -219,7 +219,7 @@ static bool on(struct fixture *f)
 
 static void set_ok(struct fixture *f, bool to)
 {
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	if (power_qemu_ops.set(f->p, to, &err) < 0)
 		fail_msg("%s", err.msg);
@@ -274,7 +274,7 @@ static bool gone(pid_t pid)
 static void read_marker(struct fixture *f, int timeout_ms)
 {
 	struct console_dev *c;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	char buf[512] = "";
 	size_t have = 0;
 	int64_t deadline = now_ms() + timeout_ms;
@@ -304,7 +304,7 @@ static void read_marker(struct fixture *f, int timeout_ms)
 static void nothing_flashed_is_an_error(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	char want[PATH_MAX + 64];
 
 	assert_int_equal(power_qemu_ops.set(f->p, true, &err), -1);
@@ -376,7 +376,7 @@ static void forward_port_in_use(void **state)
 	struct fixture *f = *state;
 	struct sockaddr_in sa = {.sin_family = AF_INET,
 				 .sin_port = htons((uint16_t)f->port)};
-	struct al_err err = {""};
+	struct al_err err = {0};
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -392,7 +392,7 @@ static void forward_port_in_use(void **state)
 static void qemu_stderr_in_error(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	/* Neither a bzImage nor multiboot nor PVH: QEMU refuses it. */
 	flash_fake(f, "not a kernel", 12);
@@ -451,7 +451,7 @@ static void bad_settings_refused(void **state)
 {
 	struct fixture *f = *state;
 	struct power_dev *p = (struct power_dev *)1;
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	free(f->host.power.params[0].value);
 	f->host.power.params[0].value = strdup("lots");

@@ -94,7 +94,7 @@ static int stop_qemu(void **state)
 
 static struct qmp *connect_ok(struct fixture *f)
 {
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	if (qmp_connect(&f->q, f->sock, TIMEOUT_MS, &err) < 0)
 		fail_msg("%s", err.msg);
@@ -105,7 +105,7 @@ static void query_status_answers(void **state)
 {
 	struct fixture *f = *state;
 	struct qmp *q = connect_ok(f);
-	struct al_err err = {""};
+	struct al_err err = {0};
 	json_t *ret;
 
 	if (qmp_execute(q, "query-status", NULL, &ret, TIMEOUT_MS, &err) < 0)
@@ -133,7 +133,7 @@ static void qmp_error_is_surfaced(void **state)
 {
 	struct fixture *f = *state;
 	struct qmp *q = connect_ok(f);
-	struct al_err err = {""};
+	struct al_err err = {0};
 	json_t *ret = (json_t *)1;
 
 	assert_int_equal(
@@ -163,7 +163,7 @@ static void timeout_then_late_reply_skipped(void **state)
 {
 	struct fixture *f = *state;
 	struct qmp *q = connect_ok(f);
-	struct al_err err = {""};
+	struct al_err err = {0};
 	json_t *ret;
 	int64_t t0;
 
@@ -189,7 +189,7 @@ static void events_are_kept(void **state)
 {
 	struct fixture *f = *state;
 	struct qmp *q = connect_ok(f);
-	struct al_err err = {""};
+	struct al_err err = {0};
 	const struct qmp_event *e;
 
 	assert_null(qmp_last_event(q, NULL));
@@ -217,7 +217,7 @@ static void quit_ends_qemu(void **state)
 {
 	struct fixture *f = *state;
 	struct qmp *q = connect_ok(f);
-	struct al_err err = {""};
+	struct al_err err = {0};
 	int status;
 
 	if (qmp_execute(q, "quit", NULL, NULL, TIMEOUT_MS, &err) < 0)
@@ -239,7 +239,7 @@ static void connect_missing_socket_fails(void **state)
 {
 	(void)state;
 	struct qmp *q = (struct qmp *)1;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	int64_t t0 = now_ms();
 
 	assert_int_equal(
@@ -254,7 +254,7 @@ static void parse_message_kinds(void **state)
 {
 	(void)state;
 	struct qmp_msg m;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	const char *greeting = "{\"QMP\": {\"version\": {}, "
 			       "\"capabilities\": [\"oob\"]}}";
 	const char *event = "{\"timestamp\": {\"seconds\": 1700000000, "

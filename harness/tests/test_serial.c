@@ -98,7 +98,7 @@ static int teardown(void **state)
 
 static void open_ok(struct fixture *f)
 {
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	if (console_serial_ops.open(&f->c, &f->t, &err) < 0)
 		fail_msg("%s", err.msg);
@@ -115,7 +115,7 @@ static void read_until(struct fixture *f, const char *want, int timeout_ms)
 	char buf[256] = "";
 	size_t have = 0;
 	int64_t deadline = now_ms() + timeout_ms;
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	while (!strstr(buf, want)) {
 		ssize_t n;
@@ -135,7 +135,7 @@ static void read_until(struct fixture *f, const char *want, int timeout_ms)
 static void banner_read_command_written(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	struct pollfd p;
 	char buf[64];
 	int64_t deadline;
@@ -171,7 +171,7 @@ static void banner_read_command_written(void **state)
 static void silence_reads_zero_after_timeout(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	char buf[16];
 	int64_t t0;
 
@@ -188,7 +188,7 @@ static void silence_reads_zero_after_timeout(void **state)
 static void master_gone_is_hangup(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	char buf[16];
 
 	open_ok(f);
@@ -203,7 +203,7 @@ static void master_gone_is_hangup(void **state)
 static void missing_port_names_path(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	unlink(f->link);
 	assert_int_equal(console_serial_ops.open(&f->c, &f->t, &err), -1);
@@ -215,7 +215,7 @@ static void missing_port_names_path(void **state)
 static void not_a_serial_port_refused(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	/* A plain file: libserialport cannot describe it, and it is not a
 	 * pty either. */
@@ -232,7 +232,7 @@ static void not_a_serial_port_refused(void **state)
 static void real_uart_through_libserialport(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 	char buf[16];
 
 	if (access("/dev/ttyS0", R_OK | W_OK) != 0)
@@ -249,7 +249,7 @@ static void real_uart_through_libserialport(void **state)
 static void bad_settings_refused(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	/* baud is the binding's second setting, on line 22. */
 	free(f->host.console.params[1].value);
@@ -283,7 +283,7 @@ static void bad_line_settings_refused(void **state)
 	struct fixture *f = *state;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct al_err err = {""};
+		struct al_err err = {0};
 		char want[160];
 
 		set_param(&f->host.console, cases[i].key, cases[i].value);
@@ -330,7 +330,7 @@ static void line_settings_applied(void **state)
 static void pty_refuses_parity(void **state)
 {
 	struct fixture *f = *state;
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	set_param(&f->host.console, "data_bits", "7");
 	set_param(&f->host.console, "parity", "even");

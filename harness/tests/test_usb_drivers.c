@@ -49,7 +49,7 @@ static void expect_refused(const char *driver, const char *lines,
 			   const char *want1, const char *want2)
 {
 	struct power_dev *d;
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	assert_int_equal(open_power(driver, lines, &d, &err), -1);
 	assert_null(d);
@@ -141,7 +141,7 @@ static int open_atten(const char *lines, struct atten_handle *h,
 static void minicircuits_usb(void **state)
 {
 	struct atten_handle h = {0};
-	struct al_err err = {""};
+	struct al_err err = {0};
 
 	(void)state;
 	assert_int_equal(open_atten("    address: 10.0.0.1\n", &h, &err), -1);

@@ -72,11 +72,12 @@ static int setting(const struct drv_target *t, const char *key, const char *def,
 	const char *v = p ? p->value : def;
 
 	if (strlen(v) >= len || !one_line(v))
-		return al_errf(err,
-			       "%s:%d: %s ap (driver hostapd): %s must be one "
-			       "line of at most %zu characters",
-			       t->lab->path, p ? p->line : t->binding->line,
-			       t->host->name, key, len - 1);
+		return al_err_input(
+		    err,
+		    "%s:%d: %s ap (driver hostapd): %s must be one "
+		    "line of at most %zu characters",
+		    t->lab->path, p ? p->line : t->binding->line, t->host->name,
+		    key, len - 1);
 	snprintf(out, len, "%s", v);
 	return 0;
 }
@@ -86,9 +87,9 @@ static int bad_setting(const struct drv_target *t, const char *key,
 {
 	const struct lab_param *p = lab_param_entry(t->binding, key);
 
-	return al_errf(err, "%s:%d: %s ap (driver hostapd): %s '%s' %s",
-		       t->lab->path, p ? p->line : t->binding->line,
-		       t->host->name, key, p ? p->value : "", why);
+	return al_err_input(err, "%s:%d: %s ap (driver hostapd): %s '%s' %s",
+			    t->lab->path, p ? p->line : t->binding->line,
+			    t->host->name, key, p ? p->value : "", why);
 }
 
 int ap_hostapd_settings(const struct drv_target *t,

@@ -299,11 +299,12 @@ static int medium_set_db(struct atten_dev *d, int channel, double db,
 	if (channel_path(d, channel, path, sizeof(path), err) < 0)
 		return -1;
 	if (!isfinite(db) || db < 0 || db > MEDIUM_ATTEN_MAX_DB)
-		return al_errf(err,
-			       "attenuator %s (host %s, socket %s): channel %d "
-			       "(%s): %g dB is outside 0..%g dB, nothing sent",
-			       d->atten->name, d->host->name, d->socket,
-			       channel, path, db, MEDIUM_ATTEN_MAX_DB);
+		return al_err_input(
+		    err,
+		    "attenuator %s (host %s, socket %s): channel %d "
+		    "(%s): %g dB is outside 0..%g dB, nothing sent",
+		    d->atten->name, d->host->name, d->socket, channel, path, db,
+		    MEDIUM_ATTEN_MAX_DB);
 	snprintf(line, sizeof(line), "set-atten %s %.2f", path, db);
 	if (exec_line(d, line, channel, NULL, NULL, &reply, err) < 0)
 		return -1;
@@ -345,11 +346,12 @@ static int plain_setting(const struct drv_target *t, const char *name,
 
 	if (!*v || (absolute && v[0] != '/') || strlen(v) >= len ||
 	    strspn(v, PLAIN_CHARS) != strlen(v)) {
-		al_errf(err,
-			"%s:%d: attenuator %s: %s '%.120s' must be %s of "
-			"[A-Za-z0-9_./-], shorter than %zu bytes",
-			t->lab->path, p ? p->line : t->binding->line, name, key,
-			v, absolute ? "an absolute path" : "a path", len);
+		al_err_input(err,
+			     "%s:%d: attenuator %s: %s '%.120s' must be %s of "
+			     "[A-Za-z0-9_./-], shorter than %zu bytes",
+			     t->lab->path, p ? p->line : t->binding->line, name,
+			     key, v, absolute ? "an absolute path" : "a path",
+			     len);
 		if (err)
 			ydoc_one_line(err->msg);
 		return -1;
@@ -372,17 +374,19 @@ static int read_settings(struct atten_dev *d, const struct drv_target *t,
 		sizeof(known_settings) / sizeof(known_settings[0]), err) < 0)
 		return -1;
 	if (!host)
-		return al_errf(err,
-			       "%s:%d: attenuator %s: setting host is missing "
-			       "(the lab host whose shell reaches "
-			       "airlab-medium)",
-			       t->lab->path, b->line, d->atten->name);
+		return al_err_input(
+		    err,
+		    "%s:%d: attenuator %s: setting host is missing "
+		    "(the lab host whose shell reaches "
+		    "airlab-medium)",
+		    t->lab->path, b->line, d->atten->name);
 	d->host = lab_host_find(t->lab, host);
 	if (!d->host)
-		return al_errf(err,
-			       "%s:%d: attenuator %s: host '%.80s' is not a "
-			       "host of this lab",
-			       t->lab->path, b->line, d->atten->name, host);
+		return al_err_input(
+		    err,
+		    "%s:%d: attenuator %s: host '%.80s' is not a "
+		    "host of this lab",
+		    t->lab->path, b->line, d->atten->name, host);
 	if (plain_setting(t, d->atten->name, "socket",
 			  sock ? sock : DEFAULT_SOCKET, true, d->socket,
 			  sizeof(d->socket), err) < 0)
@@ -416,10 +420,11 @@ static int medium_open(struct atten_dev **out, const struct drv_target *t,
 	d->shell_t.host = d->host;
 	d->shell_t.binding = &d->host->shell;
 	if (!d->host->shell.driver[0]) {
-		al_errf(err,
-			"%s:%d: attenuator %s: host %s has no shell, and the "
-			"medium is reached through it",
-			t->lab->path, t->binding->line, a->name, d->host->name);
+		al_err_input(
+		    err,
+		    "%s:%d: attenuator %s: host %s has no shell, and the "
+		    "medium is reached through it",
+		    t->lab->path, t->binding->line, a->name, d->host->name);
 		goto fail;
 	}
 	d->shell = shell_driver(d->host->shell.driver, err);

@@ -201,12 +201,13 @@ int mc_open(struct atten_dev **out, const struct drv_target *t,
 	for (int i = 0; i < n; i++)
 		used += all[i].atten == a;
 	if (used > d->model.channels) {
-		al_errf(err,
-			"%s:%d: attenuator %s: %d paths, but the %s (serial "
-			"%s) at %s has %d channel%s",
-			t->lab->path, t->binding->line, d->name, used,
-			d->model.name, d->serial, where, d->model.channels,
-			d->model.channels == 1 ? "" : "s");
+		al_err_input(
+		    err,
+		    "%s:%d: attenuator %s: %d paths, but the %s (serial "
+		    "%s) at %s has %d channel%s",
+		    t->lab->path, t->binding->line, d->name, used,
+		    d->model.name, d->serial, where, d->model.channels,
+		    d->model.channels == 1 ? "" : "s");
 		goto fail;
 	}
 	*out = d;
@@ -232,8 +233,11 @@ int mc_set_db(struct atten_dev *d, int channel, double db, struct al_err *err)
 	if (channel_ok(d, channel, err) < 0)
 		return -1;
 	mc_cmd_set(&d->model, channel, db, cmd, sizeof(cmd));
-	if (mc_check_db(&d->model, db, msg, sizeof(msg)) < 0)
-		return dev_err(d, cmd, err, msg);
+	if (mc_check_db(&d->model, db, msg, sizeof(msg)) < 0) {
+		dev_err(d, cmd, err, msg);
+		err->bad_input = true; /* refused before sending */
+		return -1;
+	}
 	if (ask(d, cmd, reply, sizeof(reply), err) < 0)
 		return -1;
 	if (!strcmp(reply, "1"))
@@ -295,18 +299,19 @@ int mc_settings(const struct drv_target *t, const char *driver, int def_port,
 			       err) < 0)
 		return -1;
 	if (!addr || !*addr)
-		return al_errf(err,
-			       "%s:%d: attenuator %s (%s): setting address is "
-			       "missing (HOST "
-			       "or HOST:PORT of the attenuator)",
-			       t->lab->path, b->line, name, driver);
+		return al_err_input(
+		    err,
+		    "%s:%d: attenuator %s (%s): setting address is "
+		    "missing (HOST "
+		    "or HOST:PORT of the attenuator)",
+		    t->lab->path, b->line, name, driver);
 	colon = strrchr(addr, ':');
 	*port = def_port;
 	if (colon) {
 		long p = strtol(colon + 1, &end, 10);
 
 		if (end == colon + 1 || *end || p < 1 || p > 65535)
-			return al_errf(
+			return al_err_input(
 			    err,
 			    "%s:%d: attenuator %s (%s): address '%.80s': bad "
 			    "port",
@@ -318,7 +323,7 @@ int mc_settings(const struct drv_target *t, const char *driver, int def_port,
 			     colon ? (int)(colon - addr) : (int)strlen(addr),
 			     addr) >= hlen ||
 	    !*host)
-		return al_errf(
+		return al_err_input(
 		    err, "%s:%d: attenuator %s (%s): address '%.80s': bad host",
 		    t->lab->path, lab_param_entry(b, "address")->line, name,
 		    driver, addr);
@@ -327,13 +332,14 @@ int mc_settings(const struct drv_target *t, const char *driver, int def_port,
 		long v = strtol(tmo, &end, 10);
 
 		if (end == tmo || *end || v < 1 || v > 600000)
-			return al_errf(err,
-				       "%s:%d: attenuator %s (%s): timeout_ms "
-				       "'%.40s' is not 1 "
-				       "to 600000",
-				       t->lab->path,
-				       lab_param_entry(b, "timeout_ms")->line,
-				       name, driver, tmo);
+			return al_err_input(
+			    err,
+			    "%s:%d: attenuator %s (%s): timeout_ms "
+			    "'%.40s' is not 1 "
+			    "to 600000",
+			    t->lab->path,
+			    lab_param_entry(b, "timeout_ms")->line, name,
+			    driver, tmo);
 		*timeout_ms = (int)v;
 	}
 	return 0;

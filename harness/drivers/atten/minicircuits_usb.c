@@ -297,12 +297,13 @@ static int usb_open(struct atten_dev **out, const struct drv_target *t,
 
 		if (end == tmo || *end || v < 1 || v > 600000) {
 			free(l);
-			return al_errf(err,
-				       "%s:%d: attenuator %s (%s): timeout_ms "
-				       "'%.40s' is not 1 to 600000",
-				       t->lab->path,
-				       lab_param_entry(b, "timeout_ms")->line,
-				       name, DRIVER, tmo);
+			return al_err_input(
+			    err,
+			    "%s:%d: attenuator %s (%s): timeout_ms "
+			    "'%.40s' is not 1 to 600000",
+			    t->lab->path,
+			    lab_param_entry(b, "timeout_ms")->line, name,
+			    DRIVER, tmo);
 		}
 		l->timeout_ms = (int)v;
 	}

@@ -272,9 +272,9 @@ static int setting_choice(const struct drv_target *t, const char *key,
 		if (len >= sizeof(known))
 			len = sizeof(known) - 1;
 	}
-	return al_errf(err, "%s:%d: %s console: %s '%s' is not one of %s",
-		       t->lab->path, p->line, t->host->name, key, p->value,
-		       known);
+	return al_err_input(err, "%s:%d: %s console: %s '%s' is not one of %s",
+			    t->lab->path, p->line, t->host->name, key, p->value,
+			    known);
 }
 
 static int line_conf_parse(const struct drv_target *t, struct line_conf *c,
@@ -307,11 +307,12 @@ static int line_conf_parse(const struct drv_target *t, struct line_conf *c,
 		v = strtol(baud->value, &end, 10);
 		if (errno || end == baud->value || *end || v <= 0 ||
 		    v > INT32_MAX)
-			return al_errf(err,
-				       "%s:%d: %s console: baud '%s' is not a "
-				       "positive number",
-				       t->lab->path, baud->line, t->host->name,
-				       baud->value);
+			return al_err_input(
+			    err,
+			    "%s:%d: %s console: baud '%s' is not a "
+			    "positive number",
+			    t->lab->path, baud->line, t->host->name,
+			    baud->value);
 		c->baud = (int)v;
 	}
 	if (setting_choice(t, "data_bits", bits_names, bits_values, 4, 8,
@@ -340,9 +341,9 @@ static int serial_open(struct console_dev **out, const struct drv_target *t,
 	if (line_conf_parse(t, &conf, err) < 0)
 		return -1;
 	if (!port)
-		return al_errf(err,
-			       "%s:%d: %s: console setting port is missing",
-			       t->lab->path, t->binding->line, dev);
+		return al_err_input(
+		    err, "%s:%d: %s: console setting port is missing",
+		    t->lab->path, t->binding->line, dev);
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return al_errf(err, "%s: out of memory", dev);

@@ -28,7 +28,7 @@ int flash_image_file(const struct drv_target *t, const struct flash_image *img,
 	struct stat st;
 
 	if (!p)
-		return al_errf(
+		return al_err_input(
 		    err,
 		    "%s:%d: %s flash: driver %s needs 'image:' (the "
 		    "image file, e.g. {images}/openwrt/{variant}.bin)",
@@ -37,11 +37,11 @@ int flash_image_file(const struct drv_target *t, const struct flash_image *img,
 	if (expand_setting(t, img, p, path, len, err) < 0)
 		return -1;
 	if (stat(path, &st) < 0)
-		return al_errf(err, "%s:%d: %s flash: image %s for %s: %s",
-			       t->lab->path, p->line, t->host->name, path,
-			       img->variant, strerror(errno));
+		return al_err_input(err, "%s:%d: %s flash: image %s for %s: %s",
+				    t->lab->path, p->line, t->host->name, path,
+				    img->variant, strerror(errno));
 	if (!S_ISREG(st.st_mode) || st.st_size == 0)
-		return al_errf(
+		return al_err_input(
 		    err, "%s:%d: %s flash: image %s for %s is %s", t->lab->path,
 		    p->line, t->host->name, path, img->variant,
 		    S_ISREG(st.st_mode) ? "empty" : "not a regular file");

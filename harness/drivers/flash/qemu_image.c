@@ -338,11 +338,11 @@ static int qemu_image_flash(const struct drv_target *t,
 		long n = strtol(spare->value, &end, 10);
 
 		if (end == spare->value || *end || n < 0 || n > 32)
-			return al_errf(err,
-				       "%s:%d: %s: spare_radios '%s' is not "
-				       "0..32",
-				       t->lab->path, spare->line, dev,
-				       spare->value);
+			return al_err_input(
+			    err,
+			    "%s:%d: %s: spare_radios '%s' is not "
+			    "0..32",
+			    t->lab->path, spare->line, dev, spare->value);
 		nspare = (int)n;
 	}
 	if (scale) {
@@ -351,16 +351,16 @@ static int qemu_image_flash(const struct drv_target *t,
 		tscale = strtod(scale->value, &end);
 		if (end == scale->value || *end || !(tscale >= 1) ||
 		    tscale > 1000)
-			return al_errf(err,
-				       "%s:%d: %s: medium_time_scale '%s' is "
-				       "not a number from 1 to 1000",
-				       t->lab->path, scale->line, dev,
-				       scale->value);
+			return al_err_input(
+			    err,
+			    "%s:%d: %s: medium_time_scale '%s' is "
+			    "not a number from 1 to 1000",
+			    t->lab->path, scale->line, dev, scale->value);
 	}
 	if (hwc && strcmp(hwc->value, "on") && strcmp(hwc->value, "off"))
-		return al_errf(err,
-			       "%s:%d: %s: hw_crypto '%s' is not on or off",
-			       t->lab->path, hwc->line, dev, hwc->value);
+		return al_err_input(
+		    err, "%s:%d: %s: hw_crypto '%s' is not on or off",
+		    t->lab->path, hwc->line, dev, hwc->value);
 	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
 			       err) < 0)
 		return -1;

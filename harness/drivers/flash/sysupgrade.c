@@ -121,11 +121,11 @@ static int read_settings(struct sysup *s, const struct flash_image *img,
 				err) < 0)
 		return -1;
 	if (!s->want[0])
-		return al_errf(err,
-			       "%s:%d: %s flash: no version to check the flash "
-			       "against: set 'version:' or write %s.version",
-			       t->lab->path, t->binding->line, s->dev,
-			       s->image);
+		return al_err_input(
+		    err,
+		    "%s:%d: %s flash: no version to check the flash "
+		    "against: set 'version:' or write %s.version",
+		    t->lab->path, t->binding->line, s->dev, s->image);
 	if (lab_param_bool(t->lab, who, t->binding, "verify_sha256", true,
 			   &verify, err) < 0 ||
 	    lab_param_bool(t->lab, who, t->binding, "keep_settings", false,
@@ -278,7 +278,7 @@ static int wait_down(struct sysup *s, int64_t deadline, struct al_err *err)
 static int wait_up(struct sysup *s, int64_t start, int64_t deadline,
 		   struct al_err *err)
 {
-	struct al_err last = {{0}};
+	struct al_err last = {0};
 
 	fprintf(stderr, "%s: waiting up to %d s for the DUT to come back\n",
 		s->dev, s->boot_timeout_s);

@@ -142,11 +142,12 @@ static int parse_listen(const struct drv_target *t, struct uboot_conf *c,
 			port = -1;
 	}
 	if (port < 0 || parse_ipv4(addr, c->listen_ip, sizeof(c->listen_ip)))
-		return al_errf(err,
-			       "%s:%d: %s flash: tftp_listen '%s' is not "
-			       "IPV4ADDRESS[:PORT] (port 1 to 65535)",
-			       t->lab->path, setting_line(t, "tftp_listen"),
-			       t->host->name, v);
+		return al_err_input(err,
+				    "%s:%d: %s flash: tftp_listen '%s' is not "
+				    "IPV4ADDRESS[:PORT] (port 1 to 65535)",
+				    t->lab->path,
+				    setting_line(t, "tftp_listen"),
+				    t->host->name, v);
 	c->listen_port = (int)port;
 	return 0;
 }
@@ -175,11 +176,11 @@ static int parse_commands(const struct drv_target *t, struct uboot_conf *c,
 			continue;
 		}
 		if (c->ncommands == MAX_COMMANDS)
-			return al_errf(err,
-				       "%s:%d: %s flash: flash_commands: more "
-				       "than %d commands",
-				       t->lab->path, p->line, t->host->name,
-				       MAX_COMMANDS);
+			return al_err_input(
+			    err,
+			    "%s:%d: %s flash: flash_commands: more "
+			    "than %d commands",
+			    t->lab->path, p->line, t->host->name, MAX_COMMANDS);
 		cmd = c->commands[c->ncommands++];
 		for (size_t i = 0; i < n; i++) {
 			const char *fill = NULL;
@@ -198,12 +199,12 @@ static int parse_commands(const struct drv_target *t, struct uboot_conf *c,
 				cmd[o] = 0;
 			}
 			if (o >= CMD_MAX - 1)
-				return al_errf(err,
-					       "%s:%d: %s flash: "
-					       "flash_commands: a command "
-					       "longer than %d characters",
-					       t->lab->path, p->line,
-					       t->host->name, CMD_MAX - 1);
+				return al_err_input(err,
+						    "%s:%d: %s flash: "
+						    "flash_commands: a command "
+						    "longer than %d characters",
+						    t->lab->path, p->line,
+						    t->host->name, CMD_MAX - 1);
 		}
 		while (o && isspace((unsigned char)cmd[o - 1]))
 			cmd[--o] = 0;
@@ -237,50 +238,52 @@ static int load_conf(const struct drv_target *t, const struct flash_image *img,
 	c->file =
 	    strrchr(c->image, '/') ? strrchr(c->image, '/') + 1 : c->image;
 	if (!uboot_word(c->file))
-		return al_errf(err,
-			       "%s:%d: %s flash: image name '%s' would not "
-			       "be one word on U-Boot's command line "
-			       "(letters, digits and ._+-: only)",
-			       t->lab->path, setting_line(t, "image"), dev,
-			       c->file);
+		return al_err_input(
+		    err,
+		    "%s:%d: %s flash: image name '%s' would not "
+		    "be one word on U-Boot's command line "
+		    "(letters, digits and ._+-: only)",
+		    t->lab->path, setting_line(t, "image"), dev, c->file);
 	if (strcmp(mode, "ram") && strcmp(mode, "flash"))
-		return al_errf(err,
-			       "%s:%d: %s flash: mode '%s' is not ram or "
-			       "flash",
-			       t->lab->path, setting_line(t, "mode"), dev,
-			       mode);
+		return al_err_input(err,
+				    "%s:%d: %s flash: mode '%s' is not ram or "
+				    "flash",
+				    t->lab->path, setting_line(t, "mode"), dev,
+				    mode);
 	c->flash_mode = !strcmp(mode, "flash");
 	c->dut_ip = lab_param(t->binding, "dut_ip");
 	c->load_addr = lab_param(t->binding, "load_addr");
 	if (!c->dut_ip ||
 	    inet_pton(AF_INET, c->dut_ip, &(struct in_addr){0}) != 1)
-		return al_errf(err,
-			       "%s:%d: %s flash: dut_ip %s%s%s (the "
-			       "address U-Boot gets as ipaddr, IPv4)",
-			       t->lab->path, setting_line(t, "dut_ip"), dev,
-			       c->dut_ip ? "'" : "is missing",
-			       c->dut_ip ? c->dut_ip : "",
-			       c->dut_ip ? "' is not an IPv4 address" : "");
+		return al_err_input(
+		    err,
+		    "%s:%d: %s flash: dut_ip %s%s%s (the "
+		    "address U-Boot gets as ipaddr, IPv4)",
+		    t->lab->path, setting_line(t, "dut_ip"), dev,
+		    c->dut_ip ? "'" : "is missing", c->dut_ip ? c->dut_ip : "",
+		    c->dut_ip ? "' is not an IPv4 address" : "");
 	if (!c->load_addr || !uboot_word(c->load_addr))
-		return al_errf(err,
-			       "%s:%d: %s flash: load_addr %s (where U-Boot "
-			       "puts the image in RAM, e.g. 0x81000000)",
-			       t->lab->path, setting_line(t, "load_addr"), dev,
-			       c->load_addr ? "is not one word" : "is missing");
+		return al_err_input(
+		    err,
+		    "%s:%d: %s flash: load_addr %s (where U-Boot "
+		    "puts the image in RAM, e.g. 0x81000000)",
+		    t->lab->path, setting_line(t, "load_addr"), dev,
+		    c->load_addr ? "is not one word" : "is missing");
 	if (server) {
 		if (parse_ipv4(server, c->server_ip, sizeof(c->server_ip)) < 0)
-			return al_errf(err,
-				       "%s:%d: %s flash: server_ip '%s' is "
-				       "not an IPv4 address",
-				       t->lab->path,
-				       setting_line(t, "server_ip"), dev,
-				       server);
+			return al_err_input(
+			    err,
+			    "%s:%d: %s flash: server_ip '%s' is "
+			    "not an IPv4 address",
+			    t->lab->path, setting_line(t, "server_ip"), dev,
+			    server);
 	} else if (strcmp(c->listen_ip, "0.0.0.0") == 0) {
-		return al_errf(err,
-			       "%s:%d: %s flash: server_ip is needed when "
-			       "tftp_listen is 0.0.0.0 (the address the DUT "
-			       "reaches the TFTP server at)",
-			       t->lab->path, t->binding->line, dev);
+		return al_err_input(
+		    err,
+		    "%s:%d: %s flash: server_ip is needed when "
+		    "tftp_listen is 0.0.0.0 (the address the DUT "
+		    "reaches the TFTP server at)",
+		    t->lab->path, t->binding->line, dev);
 	} else {
 		snprintf(c->server_ip, sizeof(c->server_ip), "%s",
 			 c->listen_ip);
@@ -291,18 +294,18 @@ static int load_conf(const struct drv_target *t, const struct flash_image *img,
 	if (parse_commands(t, c, err) < 0)
 		return -1;
 	if (c->flash_mode && c->ncommands == 0)
-		return al_errf(err,
-			       "%s:%d: %s flash: mode flash needs "
-			       "flash_commands (e.g. \"erase 0x9f050000 "
-			       "+{size}; cp.b {load_addr} 0x9f050000 "
-			       "{size}\")",
-			       t->lab->path, t->binding->line, dev);
+		return al_err_input(err,
+				    "%s:%d: %s flash: mode flash needs "
+				    "flash_commands (e.g. \"erase 0x9f050000 "
+				    "+{size}; cp.b {load_addr} 0x9f050000 "
+				    "{size}\")",
+				    t->lab->path, t->binding->line, dev);
 	if (!c->flash_mode && c->ncommands)
-		return al_errf(err,
-			       "%s:%d: %s flash: flash_commands given but "
-			       "mode is ram (set mode: flash)",
-			       t->lab->path, setting_line(t, "flash_commands"),
-			       dev);
+		return al_err_input(err,
+				    "%s:%d: %s flash: flash_commands given but "
+				    "mode is ram (set mode: flash)",
+				    t->lab->path,
+				    setting_line(t, "flash_commands"), dev);
 	if (lab_param(t->binding, "boot_command"))
 		snprintf(c->boot, sizeof(c->boot), "%s",
 			 lab_param(t->binding, "boot_command"));
@@ -813,11 +816,12 @@ static int uboot_tftp_flash(const struct drv_target *t,
 	int rc;
 
 	if (!env || !env->console || !env->console_t)
-		return al_errf(err,
-			       "%s:%d: %s flash: driver uboot-tftp talks to "
-			       "U-Boot over the console: configure the "
-			       "host's console",
-			       t->lab->path, t->binding->line, dev);
+		return al_err_input(
+		    err,
+		    "%s:%d: %s flash: driver uboot-tftp talks to "
+		    "U-Boot over the console: configure the "
+		    "host's console",
+		    t->lab->path, t->binding->line, dev);
 	if (!env->power_set)
 		return al_errf(err,
 			       "%s flash: driver uboot-tftp needs to switch "

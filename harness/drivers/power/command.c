@@ -68,7 +68,7 @@ static int render(struct power_dev *d, const char *key, char *out, size_t len,
 			    !strcmp(field, "pdu")) {
 				v = lab_param(d->b, field);
 				if (!v)
-					return al_errf(
+					return al_err_input(
 					    err,
 					    "%s:%d: %s power %s uses {%s}, "
 					    "but the binding has no %s",
@@ -93,8 +93,8 @@ static int render(struct power_dev *d, const char *key, char *out, size_t len,
 	snprintf(out, len, "%s", expanded);
 	return 0;
 long_cmd:
-	return al_errf(err, "%s:%d: %s power %s: the command is too long",
-		       d->lab->path, p->line, d->host->name, key);
+	return al_err_input(err, "%s:%d: %s power %s: the command is too long",
+			    d->lab->path, p->line, d->host->name, key);
 }
 
 /* One template run; its output in out. -1 names host, key, command. */
@@ -131,10 +131,11 @@ static int cmd_open(struct power_dev **out, const struct drv_target *t,
 			       err) < 0)
 		return -1;
 	if (!lab_param(b, "on") || !lab_param(b, "off"))
-		return al_errf(err,
-			       "%s:%d: %s power: driver command needs both "
-			       "'on' and 'off' command templates",
-			       t->lab->path, b->line, t->host->name);
+		return al_err_input(
+		    err,
+		    "%s:%d: %s power: driver command needs both "
+		    "'on' and 'off' command templates",
+		    t->lab->path, b->line, t->host->name);
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return al_errf(err, "%s power: out of memory", t->host->name);
@@ -146,12 +147,12 @@ static int cmd_open(struct power_dev **out, const struct drv_target *t,
 		long v = strtol(tmo, &end, 10);
 
 		if (end == tmo || *end || v < 1 || v > 3600) {
-			al_errf(err,
-				"%s:%d: %s power: timeout_s '%.40s' is not 1 "
-				"to 3600",
-				t->lab->path,
-				lab_param_entry(b, "timeout_s")->line,
-				t->host->name, tmo);
+			al_err_input(
+			    err,
+			    "%s:%d: %s power: timeout_s '%.40s' is not 1 "
+			    "to 3600",
+			    t->lab->path, lab_param_entry(b, "timeout_s")->line,
+			    t->host->name, tmo);
 			free(d);
 			return -1;
 		}

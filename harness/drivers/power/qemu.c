@@ -623,7 +623,7 @@ out:
 
 static void discard_started(struct power_dev *d)
 {
-	struct al_err off_err = {""};
+	struct al_err off_err = {0};
 	pid_t pid;
 
 	if (read_pidfile(d, &pid, &off_err) == 0 && pid &&
@@ -721,7 +721,7 @@ static int power_on(struct power_dev *d, struct al_err *err)
 
 static int power_off(struct power_dev *d, pid_t pid, struct al_err *err)
 {
-	struct al_err qerr = {""};
+	struct al_err qerr = {0};
 	struct qmp *q;
 
 	/* quit is the plug being pulled: no guest shutdown. */

@@ -137,7 +137,7 @@ static int relay_open(struct power_dev **out, const struct drv_target *t,
 	if (want && !*want)
 		want = NULL;
 	if (want && strlen(want) != 5)
-		return al_errf(
+		return al_err_input(
 		    err,
 		    "%s:%d: %s power (driver %s): serial '%.40s' is not a "
 		    "board id (5 characters, e.g. QWERT)",
@@ -195,12 +195,13 @@ static int relay_open(struct power_dev **out, const struct drv_target *t,
 		goto fail;
 	}
 	if (d->port > d->relays) {
-		al_errf(err,
-			"%s:%d: %s power (driver %s): port %d, but %s has %d "
-			"relay%s",
-			t->lab->path, lab_param_entry(t->binding, "port")->line,
-			t->host->name, DRIVER, d->port, d->board, d->relays,
-			d->relays == 1 ? "" : "s");
+		al_err_input(
+		    err,
+		    "%s:%d: %s power (driver %s): port %d, but %s has %d "
+		    "relay%s",
+		    t->lab->path, lab_param_entry(t->binding, "port")->line,
+		    t->host->name, DRIVER, d->port, d->board, d->relays,
+		    d->relays == 1 ? "" : "s");
 		goto fail;
 	}
 	*out = d;

@@ -94,11 +94,11 @@ static int seconds_param(const struct drv_target *t, const char *key, int def,
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v <= 0 || v > INT_MAX / 1000)
-		return al_errf(err,
-			       "%s:%d: %s: shell setting %s '%s' is not a "
-			       "positive number of seconds",
-			       t->lab->path, t->binding->line, t->host->name,
-			       key, s);
+		return al_err_input(err,
+				    "%s:%d: %s: shell setting %s '%s' is not a "
+				    "positive number of seconds",
+				    t->lab->path, t->binding->line,
+				    t->host->name, key, s);
 	*out_ms = (int)v * 1000;
 	return 0;
 }
@@ -110,9 +110,9 @@ static int path_param(const struct drv_target *t, const char *key, char *out,
 	const char *s = lab_param(t->binding, key);
 
 	if (!s)
-		return al_errf(err, "%s:%d: %s: shell setting %s is missing",
-			       t->lab->path, t->binding->line, t->host->name,
-			       key);
+		return al_err_input(
+		    err, "%s:%d: %s: shell setting %s is missing", t->lab->path,
+		    t->binding->line, t->host->name, key);
 	if (lab_expand(t->lab, t->host, s, out, len, err) < 0)
 		return al_err_prefix(err, "%s: shell setting %s", t->host->name,
 				     key);
@@ -492,29 +492,31 @@ static int read_config(struct open_cfg *c, struct shell_dev *d,
 		return -1;
 	prefix = lab_param(t->binding, "exec_prefix");
 	if (prefix && (!*prefix || strlen(prefix) >= sizeof(d->exec_prefix)))
-		return al_errf(err,
-			       "%s:%d: %s: shell setting exec_prefix is empty "
-			       "or longer than %zu characters",
-			       t->lab->path, t->binding->line, t->host->name,
-			       sizeof(d->exec_prefix) - 1);
+		return al_err_input(
+		    err,
+		    "%s:%d: %s: shell setting exec_prefix is empty "
+		    "or longer than %zu characters",
+		    t->lab->path, t->binding->line, t->host->name,
+		    sizeof(d->exec_prefix) - 1);
 	snprintf(d->exec_prefix, sizeof(d->exec_prefix), "%s",
 		 prefix ? prefix : "");
 	c->host = lab_param(t->binding, "host");
 	c->user = lab_param(t->binding, "user");
 	if (!c->host || !c->user)
-		return al_errf(err, "%s:%d: %s: shell setting %s is missing",
-			       t->lab->path, t->binding->line, t->host->name,
-			       c->host ? "user" : "host");
+		return al_err_input(
+		    err, "%s:%d: %s: shell setting %s is missing", t->lab->path,
+		    t->binding->line, t->host->name, c->host ? "user" : "host");
 	port_s = lab_param(t->binding, "port");
 	if (port_s) {
 		errno = 0;
 		port = strtol(port_s, &end, 10);
 		if (errno || end == port_s || *end || port < 1 || port > 65535)
-			return al_errf(err,
-				       "%s:%d: %s: shell setting port '%s' is "
-				       "not a TCP port",
-				       t->lab->path, t->binding->line,
-				       t->host->name, port_s);
+			return al_err_input(
+			    err,
+			    "%s:%d: %s: shell setting port '%s' is "
+			    "not a TCP port",
+			    t->lab->path, t->binding->line, t->host->name,
+			    port_s);
 	}
 	c->port = (unsigned int)port;
 	snprintf(d->where, sizeof(d->where), "%.*s@%.*s:%u", LAB_NAME_MAX,
@@ -538,16 +540,18 @@ static int read_config(struct open_cfg *c, struct shell_dev *d,
 	policy = lab_param(t->binding, "host_key_policy");
 	if (lab_param(t->binding, "known_host_key") &&
 	    lab_param(t->binding, "known_hosts"))
-		return al_errf(err,
-			       "%s:%d: %s: shell settings known_host_key and "
-			       "known_hosts both given: pin one key or name a "
-			       "known_hosts file, not both",
-			       t->lab->path, t->binding->line, t->host->name);
+		return al_err_input(
+		    err,
+		    "%s:%d: %s: shell settings known_host_key and "
+		    "known_hosts both given: pin one key or name a "
+		    "known_hosts file, not both",
+		    t->lab->path, t->binding->line, t->host->name);
 	if (policy && !lab_param(t->binding, "known_hosts"))
-		return al_errf(err,
-			       "%s:%d: %s: shell setting host_key_policy needs "
-			       "known_hosts (the file it applies to)",
-			       t->lab->path, t->binding->line, t->host->name);
+		return al_err_input(
+		    err,
+		    "%s:%d: %s: shell setting host_key_policy needs "
+		    "known_hosts (the file it applies to)",
+		    t->lab->path, t->binding->line, t->host->name);
 	if (lab_param(t->binding, "known_hosts")) {
 		size_t i;
 
@@ -558,12 +562,13 @@ static int read_config(struct open_cfg *c, struct shell_dev *d,
 				break;
 		if (policy &&
 		    i == sizeof(policy_names) / sizeof(policy_names[0]))
-			return al_errf(err,
-				       "%s:%d: %s: shell setting "
-				       "host_key_policy '%s' is none of "
-				       "strict, accept-new, accept-changed",
-				       t->lab->path, t->binding->line,
-				       t->host->name, policy);
+			return al_err_input(
+			    err,
+			    "%s:%d: %s: shell setting "
+			    "host_key_policy '%s' is none of "
+			    "strict, accept-new, accept-changed",
+			    t->lab->path, t->binding->line, t->host->name,
+			    policy);
 		c->policy = policy ? (enum host_key_policy)i : POLICY_STRICT;
 		return path_param(t, "known_hosts", c->known_hosts,
 				  sizeof(c->known_hosts), err);
@@ -571,13 +576,14 @@ static int read_config(struct open_cfg *c, struct shell_dev *d,
 	if (!lab_param(t->binding, "known_host_key")) {
 		if (insecure && strcmp(insecure, "yes") == 0)
 			return 0;
-		return al_errf(err,
-			       "%s:%d: %s: shell setting known_host_key is "
-			       "missing (the server's public host key file, "
-			       "or known_hosts: an OpenSSH known_hosts file); "
-			       "set insecure_accept_any_host_key: yes to skip "
-			       "the check",
-			       t->lab->path, t->binding->line, t->host->name);
+		return al_err_input(
+		    err,
+		    "%s:%d: %s: shell setting known_host_key is "
+		    "missing (the server's public host key file, "
+		    "or known_hosts: an OpenSSH known_hosts file); "
+		    "set insecure_accept_any_host_key: yes to skip "
+		    "the check",
+		    t->lab->path, t->binding->line, t->host->name);
 	}
 	if (path_param(t, "known_host_key", c->known_path,
 		       sizeof(c->known_path), err) < 0)
@@ -607,7 +613,7 @@ static int ssh_open(struct shell_dev **out, const struct drv_target *t,
 {
 	struct open_cfg c = {0};
 	struct shell_dev *d;
-	struct al_err last = {{0}};
+	struct al_err last = {0};
 	int64_t deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	enum attempt a;
 

@@ -215,7 +215,7 @@ for _ in $(seq 1 120); do
 	sleep 10
 done
 echo "$out"
-check "bad jobs: results exits 1 ($rc)" test $rc -eq 1
+check "bad jobs: results exits 4, the lab ($rc)" test $rc -eq 4
 nb=$(ls -d "$res"/*-lava"$jnb" 2>/dev/null | head -n 1)
 far=$(ls -d "$res"/*-lava"$jfar" 2>/dev/null | head -n 1)
 check "a job that cannot boot is stored as lab-failed with LAVA's reason" \

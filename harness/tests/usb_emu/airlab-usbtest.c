@@ -292,7 +292,7 @@ static int power(const char *driver, const char *settings, enum op op, bool *on,
 static int switch_relay(const char *driver, const char *settings, bool on,
 			char *msg, size_t len)
 {
-	struct al_err err = {""};
+	struct al_err err = {0};
 	bool now = !on;
 
 	if (power(driver, settings, on ? ON : OFF, NULL, &err) < 0 ||
