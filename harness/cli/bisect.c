@@ -446,6 +446,20 @@ static int parse_args(int argc, char **argv, struct cli_opts *o, json_t **spec)
 			strerror(errno));
 		return AL_EXIT_USAGE;
 	}
+	/* Both ends must be commits of the repo before anything is made. */
+	for (int k = 0; k < 2; k++) {
+		const char *rev = k ? bad : good;
+		char want[300], sha[128];
+
+		snprintf(want, sizeof(want), "%s^{commit}", rev);
+		if (git(rp, sha, sizeof(sha), "rev-parse", "-q", "--verify",
+			want) != 0) {
+			fprintf(stderr,
+				"airlab bisect: %s: no commit '%s' (--%s)\n",
+				repo, rev, k ? "bad" : "good");
+			return AL_EXIT_USAGE;
+		}
+	}
 	/* Absolute: the steps run in the clone. */
 	{
 		char given[PATH_MAX];

@@ -115,7 +115,7 @@ int cmd_console(int argc, char **argv, struct cli_opts *o)
 		goto out;
 	}
 	if (d.console->open(&c, &d.console_t, &err) < 0) {
-		cli_fail(&err);
+		rc = cli_fail(&err);
 		goto out;
 	}
 	interactive = isatty(STDIN_FILENO);

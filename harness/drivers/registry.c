@@ -54,8 +54,8 @@ static const void *lookup(const char *kind, const char *name,
 		if (len >= sizeof(known))
 			len = sizeof(known) - 1;
 	}
-	al_errf(err, "unknown %s driver '%s' (known: %s)", kind,
-		name ? name : "", len ? known : "none yet");
+	al_err_input(err, "unknown %s driver '%s' (known: %s)", kind,
+		     name ? name : "", len ? known : "none yet");
 	return NULL;
 }
 

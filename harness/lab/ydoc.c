@@ -33,18 +33,19 @@ static int parser_error(const struct ydoc *d, const yaml_parser_t *p,
 			       d->name);
 	case YAML_READER_ERROR:
 		line = line_of_offset(buf, len, p->problem_offset);
-		return al_errf(err, "%s:%d: YAML syntax error: %s", d->name,
-			       line, problem);
+		return al_err_input(err, "%s:%d: YAML syntax error: %s",
+				    d->name, line, problem);
 	default:
 		line = (int)p->problem_mark.line + 1;
 		if (p->context)
-			return al_errf(err,
-				       "%s:%d: YAML syntax error: %s (%s at "
-				       "line %d)",
-				       d->name, line, problem, p->context,
-				       (int)p->context_mark.line + 1);
-		return al_errf(err, "%s:%d: YAML syntax error: %s", d->name,
-			       line, problem);
+			return al_err_input(
+			    err,
+			    "%s:%d: YAML syntax error: %s (%s at "
+			    "line %d)",
+			    d->name, line, problem, p->context,
+			    (int)p->context_mark.line + 1);
+		return al_err_input(err, "%s:%d: YAML syntax error: %s",
+				    d->name, line, problem);
 	}
 }
 
@@ -59,8 +60,8 @@ int ydoc_load_buf(struct ydoc *d, const char *name, const void *buf, size_t len,
 	memset(d, 0, sizeof(*d));
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	if (len > YDOC_MAX_BYTES)
-		return al_errf(err, "%s: larger than %d bytes", d->name,
-			       YDOC_MAX_BYTES);
+		return al_err_input(err, "%s: larger than %d bytes", d->name,
+				    YDOC_MAX_BYTES);
 	if (!yaml_parser_initialize(&p))
 		return al_errf(err, "%s: out of memory starting libyaml",
 			       d->name);
@@ -176,7 +177,7 @@ static int verrf(const struct ydoc *d, int line, struct al_err *err,
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	ydoc_one_line(msg);
-	return al_errf(err, "%.400s:%d: %s", d->name, line, msg);
+	return al_err_input(err, "%.400s:%d: %s", d->name, line, msg);
 }
 
 int ydoc_errf(const struct ydoc *d, const yaml_node_t *n, struct al_err *err,

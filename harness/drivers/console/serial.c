@@ -350,8 +350,13 @@ static int serial_open(struct console_dev **out, const struct drv_target *t,
 	d->fd = -1;
 	if (lab_expand(t->lab, t->host, port, d->port, sizeof(d->port), err) <
 	    0) {
+		const struct lab_param *pp =
+		    lab_param_entry(t->binding, "port");
+
 		free(d);
-		return al_err_prefix(err, "%s: console port '%s'", dev, port);
+		return al_err_prefix(err, "%s:%d: %s console port",
+				     t->lab->path,
+				     pp ? pp->line : t->binding->line, dev);
 	}
 	/* Follow the link (the virtual lab's {state}/console -> /dev/pts/N):
 	 * libserialport matches ports by their /dev name. */
