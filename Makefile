@@ -45,10 +45,30 @@ DEPS_STAMP := $(B)/.deps-installed
 IMAGE_DIR := $(B)/dut-image
 
 .PHONY: all deps image run check check-lava check-unit check-integration check-long \
-	bench clean format lint fuzz
+	bench clean format lint fuzz install uninstall
 
 all: $(B)/airlab $(GUEST_BIN) $(MEDIUM_BIN) $(AGENT_BIN) $(B)/airlab-suite-local \
-	$(USB_EMU_BIN) $(USBTEST_BIN)
+	$(USB_EMU_BIN) $(USBTEST_BIN) $(B)/airlab.1
+
+# The manual page, made from the binary's own help (harness/cli/mkman.sh).
+$(B)/airlab.1: $(B)/airlab harness/cli/mkman.sh
+	harness/cli/mkman.sh $(B)/airlab >$@.tmp && mv $@.tmp $@
+
+# airlab runs from its tree (lab/, kernel/, the DUT images, results/):
+# PREFIX/bin/airlab is a link to this tree's binary, beside the manual
+# page and the bash completion.
+PREFIX ?= /usr/local
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	ln -sfn $(abspath $(B)/airlab) $(DESTDIR)$(PREFIX)/bin/airlab
+	install -m 644 $(B)/airlab.1 $(DESTDIR)$(PREFIX)/share/man/man1/airlab.1
+	install -m 644 harness/cli/airlab.bash-completion \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/airlab
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/airlab $(DESTDIR)$(PREFIX)/share/man/man1/airlab.1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/airlab
 
 # ---- dependencies -------------------------------------------------------
 # Idempotent: apt-get only runs when a listed package is missing.
@@ -57,7 +77,7 @@ DEB_PACKAGES := build-essential pkg-config clang-format cppcheck \
 	qemu-system-x86 busybox-static dropbear-bin hostapd wpasupplicant iw \
 	iproute2 iperf3 irtt flent python3-matplotlib zlib1g-dev cpio xz-utils kmod openssh-client \
 	openssh-server openssh-sftp-server dwarves patch gnuplot-nox tftpd-hpa libftdi1-dev libusb-1.0-0-dev \
-	libcurl4-openssl-dev
+	libcurl4-openssl-dev groff-base
 deps:
 	@missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PACKAGES) 2>/dev/null \
 		| awk '$$NF!="installed"{print $$1}'; \
@@ -137,12 +157,13 @@ image: $(GUEST_BIN) $(USB_EMU_BIN) $(USBTEST_BIN) $(SUITE_LOCAL_GUEST)
 # ---- the two README commands ----------------------------------------------
 # The short nightly plan on the virtual lab: rrul and rtt_fair on stock-6.1
 # and mac80211-6.12, stored, compared with the last good night, reported.
-# A regression (exit 1) is a finding, not a failed command; a lab that
-# does not come up (exit 2) fails.
+# A regression (exit 1) or a partial run (3) is a finding, not a failed
+# command; bad input (2) or a lab that does not come up (4) fails.
 run: deps
 	$(MAKE) all image
 	@$(B)/airlab nightly lab/nightly-virtual.yaml; rc=$$?; \
 	if [ $$rc -eq 1 ]; then echo "make run: see the regressions above"; \
+	elif [ $$rc -eq 3 ]; then echo "make run: a run was partial (its reasons are above)"; \
 	elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
 check: deps

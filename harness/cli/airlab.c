@@ -60,7 +60,7 @@ static const struct subcommand subcommands[] = {
     {"atten", cmd_atten, "set PATH DB | get [PATH]",
      "set or read the attenuation of an RF path (set reads it back)"},
     {"medium", cmd_medium,
-     "stats [--reset] | predict RATE [--mtu N] [--ampdu N]",
+     "stats [--reset] | predict RATE [--mtu N] [--ampdu N] [--band 2|5]",
      "virtual medium counters per radio; the model's goodput at a rate"},
     {"sweep", cmd_sweep,
      "--path P[,P...] --from DB --to DB --step DB | --rates "
@@ -193,7 +193,7 @@ static void usage(FILE *f)
 		   "airlab drives a WiFi test lab: real or virtual.\n\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < NSUB; i++)
-		fprintf(f, "  %-8s %s\n", subcommands[i].name,
+		fprintf(f, "  %-12s %s\n", subcommands[i].name,
 			subcommands[i].summary);
 	fprintf(f, "\n'airlab COMMAND --help' (or 'airlab help COMMAND') "
 		   "shows a command's options;\n--opt value and --opt=value "

@@ -355,6 +355,10 @@ int cmd_bisect_step(int argc, char **argv, struct cli_opts *o)
 	json_t *step, *base;
 	int rc;
 
+	if (argc == 2 && cli_is_help(argv[1])) {
+		cli_usage_flags(stdout, "bisect-step", NULL);
+		return 0;
+	}
 	if (argc != 2) {
 		fprintf(stderr, "airlab bisect-step: give the bisect's "
 				"directory (git bisect run calls this)\n");

@@ -771,11 +771,10 @@ int cmd_suites(int argc, char **argv, struct cli_opts *o)
 	size_t n;
 	const struct suite *s = suite_list(&n);
 
-	(void)o;
-	if (argc > 1 && cli_is_help(argv[1])) {
-		cli_usage(stdout, "suites");
-		return 0;
-	}
+	int rc = cli_parse("suites", argc, argv, o, NULL, NULL, 0);
+
+	if (rc >= 0)
+		return rc;
 	for (size_t i = 0; i < n; i++)
 		printf("%-10s %5.0f s  %s\n", s[i].name, s[i].length_s,
 		       s[i].description);

@@ -56,4 +56,34 @@ for a in "set no-such-path 10" "get no-such-path"; do
 		bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <<<"$2")" -eq 1 ] && grep -q "no attenuator has RF path .no-such-path. (known: path1" <<<"$2"' \
 		_ $rc "$out"
 done
+# -- the manual page, make install, bash completion -------------------------
+make -s -C "$ROOT" install DESTDIR="$work/inst" PREFIX=/usr >"$work/install.log" 2>&1
+rc=$?
+check "make install DESTDIR PREFIX=/usr: exit 0 ($(tail -n 3 "$work/install.log" | tr '\n' ' '))" test $rc -eq 0
+out=$("$work/inst/usr/bin/airlab" --version 2>&1)
+check "the installed airlab is this tree's ($out)" grep -q ", $ROOT)$" <<<"$out"
+man1=$work/inst/usr/share/man/man1/airlab.1
+warn=$(groff -man -ww -z "$man1" 2>&1)
+check "the manual page renders without a groff warning ($warn)" test -z "$warn"
+ncmd=$("$AIRLAB" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { n++ } on && /^$/ { exit } END { print n }')
+nss=$(grep -c '^\.SS ' "$man1")
+check "the manual page has a section for each of the $ncmd commands ($nss)" test "$nss" -eq "$ncmd"
+page=$(MANWIDTH=200 groff -man -Tutf8 -P-cbou "$man1" 2>/dev/null)
+check "the manual page lists every option of run with its default" \
+	bash -c 'for f in --length --step --streams --cc --out --wait; do grep -q -- "$f" <<<"$1" || exit 1; done; grep -q "seconds to wait for association (default 60)" <<<"$1"' _ "$page"
+for code in 0 1 2 3 4; do
+	h=$("$AIRLAB" --help | tr '\n' ' ' | grep -oE "(status: |; *)$code [^;]*" | sed -E 's/^(status: |; *)[0-9] //; s/ +/ /g; s/[ .]*$//')
+	check "exit status $code reads the same in --help and the manual page ('$h')" \
+		bash -c 'tr "\n" " " <<<"$1" | tr -s " " | grep -qF "$2"' _ "$page" "$h"
+done
+comp=$work/inst/usr/share/bash-completion/completions/airlab
+complete_of() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _airlab; echo "${COMPREPLY[*]}"' _ "$comp" "$@"
+}
+check "completion: 'airlab ru' offers run and runs" test "$(complete_of "$AIRLAB" ru)" = "run runs"
+check "completion: 'airlab run rrul --le' offers --length" test "$(complete_of "$AIRLAB" run rrul --le)" = "--length"
+check "completion: 'airlab --variant stock' offers the tree's variants" test "$(complete_of "$AIRLAB" --variant stock)" = "stock-6.1"
+check "completion: 'airlab run rtt' offers the suites" test "$(complete_of "$AIRLAB" run rtt)" = "rtt_fair"
+make -s -C "$ROOT" uninstall DESTDIR="$work/inst" PREFIX=/usr >/dev/null 2>&1
+check "make uninstall removes the three files" test -z "$(find "$work/inst" -type f -o -type l)"
 finish
