@@ -328,6 +328,26 @@ static json_t *knobs_json(const struct cell *c, const struct cell_state *st)
 	return a;
 }
 
+/* What the AP's host was flashed with: its flash driver and image setting
+ * expanded as the flash driver does (the virtual lab's qemu-image has no
+ * setting: it boots the variant's kernel from image_dir). */
+static json_t *dut_image_json(const struct cell *c)
+{
+	const struct lab_binding *fb = &c->ap_host->flash;
+	const char *img = lab_param(fb, "image");
+	char path[4096];
+
+	if (!fb->driver[0])
+		return json_null();
+	const struct lab_field fields[] = {{"variant", c->variant.name},
+					   {"kernel", c->variant.kernel}};
+
+	if (img && lab_expand_with(&c->lab, c->ap_host, fields, 2, img, path,
+				   sizeof(path), NULL) == 0)
+		img = path;
+	return json_pack("{s:s, s:s?}", "driver", fb->driver, "image", img);
+}
+
 static int write_run_json(const char *dir, const struct cell *c,
 			  const struct cell_state *st,
 			  const struct run_record *r, struct al_err *err)
@@ -362,6 +382,7 @@ static int write_run_json(const char *dir, const struct cell *c,
 	json_object_set_new(root, "hostapd", json_string(r->hostapd));
 	json_object_set_new(root, "ap", ap_json(st));
 	json_object_set_new(root, "knobs", knobs_json(c, st));
+	json_object_set_new(root, "dut_image", dut_image_json(c));
 	/* 0 boots: the run used a DUT already up. */
 	json_object_set_new(
 	    root, "boot",

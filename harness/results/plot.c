@@ -16,9 +16,15 @@ int plot_run_tool(char *const argv[], const char *log)
 	return proc_run(argv, NULL, NULL, log);
 }
 
-/* Writes script to a file in out and runs gnuplot on it. */
 int plot_gnuplot(const char *out, const char *script, const char *png,
 		 struct al_err *err)
+{
+	return plot_gnuplot_size(out, script, png, 1000, 500, err);
+}
+
+/* Writes script to a file in out and runs gnuplot on it. */
+int plot_gnuplot_size(const char *out, const char *script, const char *png,
+		      int width, int height, struct al_err *err)
 {
 	char path[4200], log[4200];
 	FILE *f;
@@ -29,10 +35,11 @@ int plot_gnuplot(const char *out, const char *script, const char *png,
 	if (!(f = fopen(path, "w")))
 		return al_errf(err, "cannot write %s: %s", path,
 			       strerror(errno));
+	/* noenhanced: "rtt_fair" is a name, not r-t-t with a subscript */
 	fprintf(f,
-		"set terminal pngcairo size 800,400 font ',10'\n"
+		"set terminal pngcairo size %d,%d font ',11' noenhanced\n"
 		"set output '%s/%s'\nset grid ytics\n%s",
-		out, png, script);
+		width, height, out, png, script);
 	fclose(f);
 	rc = plot_run_tool((char *const[]){"gnuplot", path, NULL}, log);
 	unlink(path);

@@ -11,10 +11,14 @@
  * -1 when it could not be started. */
 int plot_run_tool(char *const argv[], const char *log);
 
-/* Writes script (after an 800x400 PNG terminal writing out/png) to a file
- * in out and runs gnuplot on it; its output goes to out/report.log. */
+/* Writes script (after a 1000x500 PNG terminal writing out/png; text is
+ * never "enhanced": an underscore stays one) to a file in out and runs
+ * gnuplot on it; its output goes to out/report.log. */
 int plot_gnuplot(const char *out, const char *script, const char *png,
 		 struct al_err *err);
+/* The same at width x height pixels. */
+int plot_gnuplot_size(const char *out, const char *script, const char *png,
+		      int width, int height, struct al_err *err);
 
 /* A growing string; s is NULL until the first plot_printf. */
 struct plot_buf {

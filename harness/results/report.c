@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,9 @@
 #include "../agent/agent_stats.h"
 #include "../suites/suites.h"
 #include "../util/markup.h"
+#include "../util/path.h"
 #include "compare.h"
+#include "flent.h"
 #include "plot.h"
 #include "store.h"
 
@@ -62,6 +65,203 @@ static int plot_cdf(const char *out, int i, struct rrun *r, struct al_err *err)
 	free(v);
 	snprintf(png, sizeof(png), "r%d-cdf.png", i);
 	rc = plot_gnuplot(out, b.s, png, err);
+	free(b.s);
+	return rc;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/* The letter of run i on the page and in the plots' keys. */
+static char run_letter(size_t i)
+{
+	return (char)('A' + i % 26);
+}
+
+/* The latency CDFs of all runs on one plot: the overlay Flent users read
+ * runs against each other with. */
+static int plot_cdf_overlay(const char *out, struct rrun *runs, size_t n,
+			    struct al_err *err)
+{
+	struct plot_buf b = {0};
+	int rc, any = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct cmp_samples *s = &runs[i].lat;
+		double *v = s->n ? malloc(s->n * sizeof(double)) : NULL;
+
+		plot_printf(&b, "$d%zu << EOD\n", i);
+		if (v) {
+			memcpy(v, s->v, s->n * sizeof(double));
+			qsort(v, s->n, sizeof(double), stats_cmp_double);
+			for (size_t k = 0; k < s->n; k++)
+				plot_printf(&b, "%.6g %.6g\n", v[k],
+					    (double)(k + 1) / (double)s->n);
+			free(v);
+			any = 1;
+		} else {
+			plot_printf(&b, "NaN NaN\n");
+		}
+		plot_printf(&b, "EOD\n");
+	}
+	if (!any) {
+		free(b.s);
+		return 1;
+	}
+	plot_printf(&b, "set title 'Latency under load, CDF of each run'\n"
+			"set xlabel 'RTT (ms)'\nset ylabel 'fraction'\n"
+			"set logscale x\nset key bottom right\nplot ");
+	for (size_t i = 0; i < n; i++)
+		plot_printf(&b,
+			    "%s$d%zu using 1:2 with steps lw 2 title '%c: "
+			    "%s %s'",
+			    i ? ", " : "", i, run_letter(i),
+			    runs[i].suite ? runs[i].suite : "?",
+			    runs[i].variant ? runs[i].variant : "?");
+	plot_printf(&b, "\n");
+	rc = plot_gnuplot(out, b.s, "cdf-overlay.png", err);
+	free(b.s);
+	return rc;
+}
+
+#define MAX_PLOT_STATIONS 128
+
+static bool computed_series(json_t *meta)
+{
+	const char *runner = jstr(meta, "RUNNER");
+
+	return runner && (!strcmp(runner, "AverageRunner") ||
+			  !strcmp(runner, "SumRunner") ||
+			  !strcmp(runner, "FairnessRunner"));
+}
+
+/* Each station's goodput (its TCP series summed) and latency (its
+ * probes averaged) over the run, from the Flent file: the series carry
+ * their station in SERIES_META. */
+static int plot_station_time(const char *out, int i, struct rrun *r,
+			     struct al_err *err)
+{
+	const char *name[MAX_PLOT_STATIONS];
+	bool has[2][MAX_PLOT_STATIONS] = {{false}};
+	json_t *root, *x, *res, *meta, *m, *vals;
+	struct plot_buf b = {0};
+	char path[4400], png[64];
+	size_t ns = 0, nx;
+	const char *key;
+	int rc;
+
+	if (!r->flent || r->unreadable[0])
+		return 1;
+	snprintf(path, sizeof(path), "%s/%s", r->dir, r->flent);
+	if (!(root = flent_read(path, err)))
+		return -1;
+	x = json_object_get(root, "x_values");
+	res = json_object_get(root, "results");
+	meta =
+	    json_object_get(json_object_get(root, "metadata"), "SERIES_META");
+	nx = json_array_size(x);
+	json_object_foreach(meta, key, m)
+	{
+		const char *st = jstr(m, "STATION");
+		size_t k = 0;
+
+		if (!st || computed_series(m))
+			continue;
+		while (k < ns && strcmp(name[k], st))
+			k++;
+		if (k == ns && ns < MAX_PLOT_STATIONS)
+			name[ns++] = st;
+	}
+	if (!ns || !nx) {
+		json_decref(root);
+		return 1;
+	}
+	/* $g: goodput, $l: latency; one column per station after t. */
+	for (int lat = 0; lat < 2; lat++) {
+		plot_printf(&b, "$%c << EOD\n", lat ? 'l' : 'g');
+		for (size_t t = 0; t < nx; t++) {
+			plot_printf(&b, "%.3f",
+				    json_number_value(json_array_get(x, t)));
+			for (size_t k = 0; k < ns; k++) {
+				double sum = 0;
+				int got = 0;
+
+				json_object_foreach(meta, key, m)
+				{
+					const char *u = jstr(m, "UNITS");
+					json_t *v;
+
+					if (computed_series(m) ||
+					    !same_str(jstr(m, "STATION"),
+						      name[k]) ||
+					    !same_str(u,
+						      lat ? "ms" : "Mbits/s"))
+						continue;
+					vals = json_object_get(res, key);
+					v = json_array_get(vals, t);
+					if (json_is_number(v)) {
+						sum += json_number_value(v);
+						got++;
+					}
+				}
+				has[lat][k] |= got > 0;
+				if (!got)
+					plot_printf(&b, " NaN");
+				else
+					plot_printf(&b, " %.6g",
+						    lat ? sum / got : sum);
+			}
+			plot_printf(&b, "\n");
+		}
+		plot_printf(&b, "EOD\n");
+	}
+	/* A panel for each kind some station has (rrul's probes are the
+	 * AP's, an airtime run pings from one station). */
+	int panels = 0;
+
+	for (int lat = 0; lat < 2; lat++)
+		for (size_t k = 0; k < ns; k++)
+			if (has[lat][k]) {
+				panels++;
+				break;
+			}
+	if (!panels) {
+		json_decref(root);
+		free(b.s);
+		return 1;
+	}
+	plot_printf(&b, "set multiplot layout %d,1\nset xlabel 's'\n%s", panels,
+		    ns > 12 ? "set key off\n" : "set key outside right top\n");
+	for (int lat = 0; lat < 2; lat++) {
+		size_t shown = 0;
+
+		for (size_t k = 0; k < ns; k++)
+			shown += has[lat][k];
+		if (!shown)
+			continue;
+		plot_printf(&b,
+			    "set title '%s per station over time%s'\n"
+			    "set ylabel '%s'\n%s\nplot ",
+			    lat ? "Latency" : "Goodput",
+			    shown > 12 ? " (one line a station)" : "",
+			    lat ? "ms" : "Mbit/s",
+			    lat ? "set logscale y" : "unset logscale y");
+		shown = 0;
+		for (size_t k = 0; k < ns; k++)
+			if (has[lat][k])
+				plot_printf(&b,
+					    "%s$%c using 1:%zu with lines "
+					    "title '%s'",
+					    shown++ ? ", " : "",
+					    lat ? 'l' : 'g', k + 2, name[k]);
+		plot_printf(&b, "\n");
+	}
+	plot_printf(&b, "unset multiplot\n");
+	json_decref(root); /* name[] points into it */
+	snprintf(png, sizeof(png), "r%d-station-time.png", i);
+	rc = plot_gnuplot_size(out, b.s, png, 1000, 700, err);
 	free(b.s);
 	return rc;
 }
@@ -130,10 +330,14 @@ static int plot_flent(const char *out, int i, struct rrun *r,
 	snprintf(in, sizeof(in), "%s/%s", r->dir, r->flent);
 	snprintf(png, sizeof(png), "%s/r%d-series.png", out, i);
 	snprintf(log, sizeof(log), "%s/report.log", out);
-	rc = plot_run_tool((char *const[]){"flent", "-i", in, "-p",
-					   (char *)(s ? s->plot : "totals"),
-					   "-o", png, NULL},
-			   log);
+	/* Its title overlaps the top panel at any size: the page says what
+	 * the run is. 12x8 inches at 100 dpi: readable at full width. */
+	rc = plot_run_tool(
+	    (char *const[]){"flent", "-i", in, "-p",
+			    (char *)(s ? s->plot : "totals"), "--no-title",
+			    "--figure-width", "12", "--figure-height", "8",
+			    "--figure-dpi", "100", "-o", png, NULL},
+	    log);
 	if (rc)
 		return al_errf(err, "flent could not plot %s (exit %d, see %s)",
 			       in, rc, log);
@@ -169,8 +373,7 @@ static int plot_boxes(const char *out, struct rrun *runs, size_t n, int lat,
 		    lat ? "Latency under load (ms)" : "Total goodput (Mbit/s)");
 	for (size_t i = 0; i < n; i++)
 		plot_printf(&b, "%s\"%c: %s %s\" %zu", i ? ", " : "",
-			    (int)('A' + i % 26),
-			    runs[i].suite ? runs[i].suite : "?",
+			    run_letter(i), runs[i].suite ? runs[i].suite : "?",
 			    runs[i].variant ? runs[i].variant : "?", i + 1);
 	plot_printf(&b, ")\nset xrange [0.5:%zu.5]\n%splot ", n,
 		    lat ? "set logscale y\n" : "");
@@ -213,11 +416,6 @@ static void summary_table(FILE *f, json_t *sum)
 	fputs("</table>\n", f);
 }
 
-static int same_str(const char *a, const char *b)
-{
-	return a && b && !strcmp(a, b);
-}
-
 /* Each run against the first run of the page with the same suite: runs
  * of different suites measure different things and are never compared. */
 static void compare_table(FILE *f, struct rrun *runs, size_t n)
@@ -247,8 +445,8 @@ static void compare_table(FILE *f, struct rrun *runs, size_t n)
 				    lat ? &runs[i].lat : &runs[i].gp, &ms[k],
 				    ms[k].threshold, 1, &r);
 			fprintf(f, "<tr><td>%c</td><td>%c</td><td>%s (%s)</td>",
-				(int)('A' + i % 26), (int)('A' + a % 26),
-				ms[k].name, ms[k].units);
+				run_letter(i), run_letter(a), ms[k].name,
+				ms[k].units);
 			if (r.verdict == CMP_NODATA) {
 				fputs("<td colspan=5>too few samples</td>"
 				      "<td>no data</td></tr>\n",
@@ -278,6 +476,86 @@ static void img(FILE *f, const char *out, const char *name, const char *alt)
 	snprintf(path, sizeof(path), "%s/%s", out, name);
 	if (stat(path, &sb) == 0)
 		fprintf(f, "<img src=\"%s\" alt=\"%s\">\n", name, alt);
+}
+
+/* Links to a run's raw files that exist, relative to the page. */
+static void run_links(FILE *f, const char *out, const struct rrun *r)
+{
+	const char *files[] = {"run.json", r->flent, "console.log", "lava.log",
+			       "agent.log"};
+	char path[4600], rel[4600];
+	struct stat sb;
+	int shown = 0;
+
+	for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+		if (!files[k])
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", r->dir, files[k]);
+		if (stat(path, &sb) < 0)
+			continue;
+		path_relative(out, path, rel, sizeof(rel));
+		fputs(shown++ ? ", " : "", f);
+		fputs("<a href=\"", f);
+		markup_text(f, rel);
+		fputs("\">", f);
+		markup_text(f, files[k]);
+		fputs("</a>", f);
+	}
+	if (!shown)
+		fputs("-", f);
+}
+
+/* What the page shows: when it was made and, per run, where and on
+ * what it ran, with its raw files. */
+static void page_header(FILE *f, const char *out, struct rrun *runs, size_t n)
+{
+	static const char *const cols[][2] = {
+	    {"suite", "suite"},
+	    {"variant", "variant"},
+	    {"lab", "lab"},
+	    {"topology", "topology"},
+	    {"kernel", "DUT kernel"},
+	    {"hostapd", "hostapd"},
+	    {"airlab_commit", "airlab"},
+	    {"start", "start (UTC)"},
+	};
+	char stamp[32];
+
+	path_utc_stamp(stamp, sizeof(stamp));
+	fprintf(f, "<p>made %s</p>\n<table><tr><th>run</th><th>id</th>", stamp);
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		fprintf(f, "<th>%s</th>", cols[c][1]);
+	fputs("<th>DUT image</th><th>files</th></tr>\n", f);
+	for (size_t i = 0; i < n; i++) {
+		json_t *img = json_object_get(runs[i].rj, "dut_image");
+
+		fprintf(f, "<tr><td>%c</td><td>", run_letter(i));
+		markup_text(f, runs[i].id ? runs[i].id : runs[i].dir);
+		fputs("</td>", f);
+		for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+			const char *v = jstr(runs[i].rj, cols[c][0]);
+			char commit[32];
+
+			/* a commit: its first 12 digits, "-dirty" kept */
+			if (v && !strcmp(cols[c][0], "airlab_commit") &&
+			    strlen(v) >= 40) {
+				snprintf(commit, sizeof(commit), "%.12s%s", v,
+					 v + 40);
+				v = commit;
+			}
+			fputs("<td>", f);
+			markup_text(f, v ? v : "-");
+			fputs("</td>", f);
+		}
+		fputs("<td>", f);
+		markup_text(f, jstr(img, "image")    ? jstr(img, "image")
+			       : jstr(img, "driver") ? jstr(img, "driver")
+						     : "-");
+		fputs("</td><td>", f);
+		run_links(f, out, &runs[i]);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
 }
 
 static void free_runs(struct rrun *runs, size_t n)
@@ -342,12 +620,12 @@ static int write_page(const char *const *run_dirs, size_t n,
 	}
 	for (size_t i = 0; i < n; i++) {
 		int (*plots[])(const char *, int, struct rrun *,
-			       struct al_err *) = {plot_flent, plot_cdf,
-						   plot_stations};
+			       struct al_err *) = {
+		    plot_flent, plot_cdf, plot_stations, plot_station_time};
 
 		fprintf(stderr, "report: %s (%zu of %zu)\n",
 			runs[i].id ? runs[i].id : runs[i].dir, i + 1, n);
-		for (size_t k = 0; k < 3; k++) {
+		for (size_t k = 0; k < sizeof(plots) / sizeof(plots[0]); k++) {
 			struct al_err e;
 			int rc = plots[k](out_dir, (int)i, &runs[i], &e);
 
@@ -358,9 +636,11 @@ static int write_page(const char *const *run_dirs, size_t n,
 		}
 	}
 	if (n > 1)
-		for (int lat = 1; lat >= 0; lat--) {
+		for (int k = 0; k < 3; k++) {
 			struct al_err e;
-			int rc = plot_boxes(out_dir, runs, n, lat, &e);
+			int rc = k < 2
+				     ? plot_boxes(out_dir, runs, n, k == 0, &e)
+				     : plot_cdf_overlay(out_dir, runs, n, &e);
 
 			if (rc == 0)
 				images++;
@@ -382,10 +662,11 @@ static int write_page(const char *const *run_dirs, size_t n,
 	      "table{border-collapse:collapse;margin:1em 0}\n"
 	      "td,th{border:1px solid #bbb;padding:.25em .6em;"
 	      "text-align:right}\n"
-	      "img{max-width:48%;margin:.3em;border:1px solid #ddd}\n"
+	      "img{max-width:100%;margin:.3em;border:1px solid #ddd}\n"
 	      ".worse{background:#f6c5c5}.better{background:#c9efc9}\n"
 	      "</style></head><body>\n<h1>airlab report</h1>\n",
 	      f);
+	page_header(f, out_dir, runs, n);
 	if (extra)
 		fputs(extra, f);
 	if (n > 1) {
@@ -393,13 +674,13 @@ static int write_page(const char *const *run_dirs, size_t n,
 		      "its suite)</h2>\n",
 		      f);
 		compare_table(f, runs, n);
+		img(f, out_dir, "cdf-overlay.png", "latency CDFs, all runs");
 		img(f, out_dir, "box-latency.png", "latency box plot");
 		img(f, out_dir, "box-goodput.png", "goodput box plot");
 		/* The boxes' labels, spelled out. */
 		fputs("<p>", f);
 		for (size_t i = 0; i < n; i++) {
-			fprintf(f, "%s%c: ", i ? ", " : "",
-				(int)('A' + i % 26));
+			fprintf(f, "%s%c: ", i ? ", " : "", run_letter(i));
 			markup_text(f, runs[i].suite ? runs[i].suite : "?");
 			fputc(' ', f);
 			markup_text(f, runs[i].variant ? runs[i].variant : "?");
@@ -410,7 +691,7 @@ static int write_page(const char *const *run_dirs, size_t n,
 		struct rrun *r = &runs[i];
 		char name[64];
 
-		fprintf(f, "<h2>%c: ", (int)('A' + i % 26));
+		fprintf(f, "<h2>%c: ", run_letter(i));
 		markup_text(f, r->id);
 		fputs("</h2>\n<p>suite ", f);
 		markup_text(f, r->suite);
@@ -440,6 +721,12 @@ static int write_page(const char *const *run_dirs, size_t n,
 		img(f, out_dir, name, "latency CDF");
 		snprintf(name, sizeof(name), "r%zu-stations.png", i);
 		img(f, out_dir, name, "per-station goodput and airtime");
+		snprintf(name, sizeof(name), "r%zu-station-time.png", i);
+		img(f, out_dir, name,
+		    "per-station goodput and latency over time");
+		fputs("<p>files: ", f);
+		run_links(f, out_dir, r);
+		fputs("</p>\n", f);
 	}
 	fputs("</body></html>\n", f);
 	if (fclose(f) != 0 || rename(tmp, path) < 0) {

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -50,4 +52,30 @@ void path_utc_stamp(char *buf, size_t len)
 
 	gmtime_r(&now, &tm);
 	strftime(buf, len, "%Y%m%dT%H%M%SZ", &tm);
+}
+
+void path_relative(const char *from, const char *to, char *buf, size_t len)
+{
+	char f[PATH_MAX], t[PATH_MAX];
+	size_t common = 0, off = 0;
+
+	if (!realpath(from, f) || !realpath(to, t)) {
+		snprintf(buf, len, "%s", to);
+		return;
+	}
+	/* the longest common prefix that ends at a '/' of both */
+	for (size_t i = 0; f[i] && f[i] == t[i]; i++)
+		if (f[i + 1] == '/' || f[i + 1] == 0)
+			if (t[i + 1] == '/' || t[i + 1] == 0)
+				common = i + 1;
+	if (strcmp(f, "/") == 0)
+		common = 0;
+	buf[0] = 0;
+	for (const char *p = f + common; *p; p++)
+		if (*p == '/' && off + 4 < len)
+			off += (size_t)snprintf(buf + off, len - off, "../");
+	snprintf(buf + off, len - off, "%s",
+		 t[common] == '/' ? t + common + 1 : t + common);
+	if (!buf[0])
+		snprintf(buf, len, ".");
 }

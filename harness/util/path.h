@@ -14,6 +14,10 @@ int path_mkdirs(const char *path);
 int path_mkdir_unique(const char *parent, const char *base, char *id,
 		      size_t idlen, char *path, size_t plen);
 
+/* to as seen from directory from ("../../run1/run.json"), both resolved;
+ * to itself when either does not resolve. */
+void path_relative(const char *from, const char *to, char *buf, size_t len);
+
 /* Now in UTC as 20261204T031500Z: run ids and report directories start
  * with it, so they sort by time. */
 void path_utc_stamp(char *buf, size_t len);
