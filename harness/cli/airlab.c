@@ -52,7 +52,8 @@ static const struct subcommand subcommands[] = {
     {"report", cmd_report,
      "RUN... | --nightly DATE | --sweep ID [-o DIR] [--out RESULTS]",
      "static HTML report of runs: time series, CDF, stations, comparison"},
-    {"nightly", cmd_nightly, "PLAN.yaml [--out RESULTS]",
+    {"nightly", cmd_nightly,
+     "PLAN.yaml [--out RESULTS] | --resume DATE [--out RESULTS]",
      "run a nightly plan, compare with the last good night, report "
      "(exit 1: regressed, 3: a run partial, 4: the lab failed)"},
     {"reindex", cmd_reindex, "[--out DIR]",

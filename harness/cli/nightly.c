@@ -2,8 +2,9 @@
  * (repeat times), each run stored; then each run against the last good
  * run of its suite and variant before tonight, with the plan's
  * thresholds; a report; summary.json and JUnit XML for CI systems in
- * results/nightly/<date>[-N]/. Exit 0 nothing regressed, 1 a regression
- * (or a run that did not complete), 2 the lab failed or the plan is bad. */
+ * results/nightly/<date>[-N]/ (progress.json as it goes: --resume DATE
+ * finishes a night that was stopped). Exit 0 nothing regressed, 1 a
+ * regression, 3 a run partial, 4 the lab or a run failed, 2 a bad plan. */
 #include "cli.h"
 
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include "../results/store.h"
 #include "../suites/suites.h"
 #include "../util/json_file.h"
+#include "../util/lock.h"
 #include "../util/markup.h"
 
 #define MAX_RUNS 256
@@ -224,157 +226,240 @@ static int night_dir(const char *results, char *out, size_t len)
 	return -1;
 }
 
-int cmd_nightly(int argc, char **argv, struct cli_opts *o)
-{
-	const char *out = NULL, *pos[1] = {NULL};
-	const struct cli_flag flags[] = {
-	    {"--out", &out, NULL,
-	     "RESULTS\tresults directory (default ROOT/results)"},
-	    {NULL, NULL, NULL, NULL}};
-	static struct plan p;
-	static struct night_run runs[MAX_RUNS];
-	char buf[4200], night[4500], report[4600], why[1200] = "", stamp[32];
-	const char *results;
-	struct al_err err;
-	int n = 0, total, lab_failed = 0, regressed = 0, incomplete = 0;
-	double t_start;
-	int rc = cli_parse("nightly", argc, argv, o, flags, pos, 1);
+/* One night: the plan, where it runs, its runs so far. */
+struct night {
+	struct plan p;
+	struct night_run runs[MAX_RUNS];
+	int n, total, lab_failed;
+	char results[4200], dir[4500], stamp[32], why[1200];
+};
 
-	if (rc >= 0)
-		return rc;
-	if (!pos[0]) {
-		return cli_usage_error("nightly", "which plan?");
+/* progress.json: what the night is and which runs it has stored, written
+ * (atomically) when it starts and after each run, so that a night killed
+ * at any moment is finished by `nightly --resume DATE`. */
+static int progress_write(const struct night *nt, const struct cli_opts *o,
+			  const char *status)
+{
+	json_t *root, *arr = json_array();
+	char path[4700];
+	struct al_err err;
+
+	for (int i = 0; i < nt->n; i++) {
+		const struct night_run *r = &nt->runs[i];
+
+		json_array_append_new(
+		    arr, json_pack("{s:s, s:s, s:s, s:s, s:i, s:b, s:f}",
+				   "suite", r->suite, "variant", r->variant,
+				   "id", r->id, "dir", r->dir, "exit_code",
+				   r->exit_code, "lab_failed", r->lab_failed,
+				   "seconds", r->seconds));
 	}
-	if (plan_load(&p, pos[0], &err) < 0) {
+	root =
+	    json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o}", "plan_file",
+		      nt->p.path, "lab", o->lab, "topology", o->topology,
+		      "variant_dir", o->variant_dir, "results", nt->results,
+		      "stamp", nt->stamp, "status", status, "runs", arr);
+	snprintf(path, sizeof(path), "%s/progress.json", nt->dir);
+	if (json_write_atomic(root, path, 1, &err) < 0) {
+		fprintf(stderr, "nightly: %s\n", err.msg);
+		json_decref(root);
+		return -1;
+	}
+	json_decref(root);
+	return 0;
+}
+
+static void copy_str(char *dst, size_t len, json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	snprintf(dst, len, "%s", v ? v : "");
+}
+
+/* The night DATE of results (o's --out): its progress, the cell it ran
+ * on, the runs it stored. Bad input (exit 2) when there is no such night
+ * or it has ended. */
+static int progress_read(struct night *nt, struct cli_opts *o, const char *date,
+			 char *plan_file, size_t plen)
+{
+	char path[4700];
+	json_error_t jerr;
+	json_t *root, *runs, *r;
+	const char *st;
+	size_t i;
+
+	snprintf(nt->dir, sizeof(nt->dir), "%s/nightly/%s", nt->results, date);
+	snprintf(path, sizeof(path), "%s/progress.json", nt->dir);
+	if (!(root = json_load_file(path, 0, &jerr))) {
+		fprintf(stderr,
+			"airlab nightly: --resume %s: %s (the nights are in "
+			"%s/nightly)\n",
+			date, jerr.text, nt->results);
+		return AL_EXIT_USAGE;
+	}
+	st = json_string_value(json_object_get(root, "status"));
+	if (st && !strcmp(st, "done")) {
+		fprintf(stderr,
+			"airlab nightly: --resume %s: the night has ended "
+			"(%s/summary.json)\n",
+			date, nt->dir);
+		json_decref(root);
+		return AL_EXIT_USAGE;
+	}
+	copy_str(plan_file, plen, root, "plan_file");
+	copy_str(o->lab, sizeof(o->lab), root, "lab");
+	copy_str(o->topology, sizeof(o->topology), root, "topology");
+	copy_str(o->variant_dir, sizeof(o->variant_dir), root, "variant_dir");
+	copy_str(nt->stamp, sizeof(nt->stamp), root, "stamp");
+	runs = json_object_get(root, "runs");
+	json_array_foreach(runs, i, r)
+	{
+		struct night_run *nr = &nt->runs[nt->n];
+
+		if (nt->n >= MAX_RUNS)
+			break;
+		copy_str(nr->suite, sizeof(nr->suite), r, "suite");
+		copy_str(nr->variant, sizeof(nr->variant), r, "variant");
+		copy_str(nr->id, sizeof(nr->id), r, "id");
+		copy_str(nr->dir, sizeof(nr->dir), r, "dir");
+		nr->exit_code =
+		    (int)json_integer_value(json_object_get(r, "exit_code"));
+		nr->lab_failed = json_is_true(json_object_get(r, "lab_failed"));
+		nr->seconds = json_number_value(json_object_get(r, "seconds"));
+		/* A lab failure is tried again: the lab may be back. */
+		if (nr->lab_failed || !nr->id[0])
+			break;
+		nt->n++;
+	}
+	json_decref(root);
+	return -1;
+}
+
+/* The plan loaded and every variant of it checked against the cell
+ * before the first run; the exit status, or -1 to go on. */
+static int plan_check(struct night *nt, struct cli_opts *o,
+		      const char *plan_file, bool resuming)
+{
+	struct al_err err;
+
+	if (plan_load(&nt->p, plan_file, &err) < 0) {
 		fprintf(stderr, "airlab nightly: %s\n", err.msg);
 		return AL_EXIT_USAGE;
 	}
-	if (p.lab[0])
-		snprintf(o->lab, sizeof(o->lab), "%s", p.lab);
-	if (p.topology[0])
-		snprintf(o->topology, sizeof(o->topology), "%s", p.topology);
-	total = p.nvariants * p.nsuites * p.repeat;
-	if (total > MAX_RUNS) {
+	if (!resuming && nt->p.lab[0])
+		snprintf(o->lab, sizeof(o->lab), "%s", nt->p.lab);
+	if (!resuming && nt->p.topology[0])
+		snprintf(o->topology, sizeof(o->topology), "%s",
+			 nt->p.topology);
+	nt->total = nt->p.nvariants * nt->p.nsuites * nt->p.repeat;
+	if (nt->total > MAX_RUNS) {
 		fprintf(stderr, "airlab nightly: %s: %d runs, at most %d\n",
-			p.path, total, MAX_RUNS);
+			nt->p.path, nt->total, MAX_RUNS);
 		return AL_EXIT_USAGE;
 	}
-	/* Every variant must load before the first run starts; one that
-	 * does not is the plan's error, at the line that names it. */
-	for (int v = 0; v < p.nvariants; v++) {
+	for (int v = 0; v < nt->p.nvariants; v++) {
 		static struct cell c;
 		static struct variant var;
 
-		if (variant_load(&var, o->variant_dir, p.variants[v], &err) <
-		    0) {
+		if (variant_load(&var, o->variant_dir, nt->p.variants[v],
+				 &err) < 0) {
 			/* A name with no file: one location, the plan's. A
 			 * file that does not parse keeps its own. */
 			const char *unknown =
 			    strstr(err.msg, ": unknown variant");
 
-			fprintf(stderr, "airlab nightly: %s:%d: %s\n", p.path,
-				p.variant_line[v],
+			fprintf(stderr, "airlab nightly: %s:%d: %s\n",
+				nt->p.path, nt->p.variant_line[v],
 				unknown ? unknown + 2 : err.msg);
 			return AL_EXIT_USAGE;
 		}
-
-		snprintf(o->variant, sizeof(o->variant), "%s", p.variants[v]);
+		snprintf(o->variant, sizeof(o->variant), "%s",
+			 nt->p.variants[v]);
 		if (cli_cell_load(&c, o) < 0)
 			return AL_EXIT_USAGE;
 		cell_free(&c);
 	}
-	results = cli_results_dir(o, out, buf, sizeof(buf));
-	if (night_dir(results, night, sizeof(night)) < 0) {
-		fprintf(stderr,
-			"airlab nightly: cannot create a night "
-			"directory under %s/nightly\n",
-			results);
-		return AL_EXIT_LAB;
-	}
-	fprintf(stderr, "nightly: plan %s, %d runs, results in %s\n", p.name,
-		total, night);
-	t_start = cli_mono_s();
-	path_utc_stamp(stamp, sizeof(stamp));
-	for (int v = 0; v < p.nvariants && !lab_failed; v++) {
-		snprintf(o->variant, sizeof(o->variant), "%s", p.variants[v]);
-		for (int s = 0; s < p.nsuites && !lab_failed; s++)
-			for (int r = 0; r < p.repeat && !lab_failed; r++) {
-				struct night_run *nr = &runs[n];
-				struct suite_params sp = {0};
-				struct cli_run_result res;
-				double el = cli_mono_s() - t_start;
+	return -1;
+}
 
-				fprintf(stderr,
-					"nightly: [%d/%d] %s on %s (run %d of "
-					"%d)",
-					n + 1, total, p.suites[s].name,
-					p.variants[v], r + 1, p.repeat);
-				if (n > 0)
-					fprintf(stderr, ", about %.0f min left",
-						el / n * (total - n) / 60);
-				fputc('\n', stderr);
-				snprintf(nr->suite, sizeof(nr->suite), "%s",
-					 p.suites[s].name);
-				snprintf(nr->variant, sizeof(nr->variant), "%s",
-					 p.variants[v]);
-				sp.length_s = p.suites[s].length_s;
-				sp.streams = p.suites[s].streams;
-				cli_run_suite(o, p.suites[s].name, &sp, results,
-					      120, &res);
-				nr->seconds = cli_mono_s() - t_start - el;
-				nr->exit_code = res.exit_code;
-				nr->lab_failed = res.lab_failed;
-				snprintf(nr->id, sizeof(nr->id), "%s", res.id);
-				snprintf(nr->dir, sizeof(nr->dir), "%s",
-					 res.dir);
-				n++;
-				if (res.lab_failed) {
-					lab_failed = 1;
-					snprintf(why, sizeof(why),
-						 "the cell did not come up for "
-						 "%s on %s: %s",
-						 p.suites[s].name,
-						 p.variants[v],
-						 res.failure[0]
-						     ? res.failure
-						     : "no reason recorded");
-				} else if (res.associated < res.stations) {
-					/* A night with stations missing
-					 * measures another cell. */
-					lab_failed = 1;
-					snprintf(why, sizeof(why),
-						 "%d of %d stations did not "
-						 "associate for %s on %s",
-						 res.stations - res.associated,
-						 res.stations, p.suites[s].name,
-						 p.variants[v]);
-				}
-			}
+/* Run number idx of the night (variants, then suites, then repeats), on
+ * the cell o names; a lab failure stops the night. */
+static void night_run_one(struct night *nt, struct cli_opts *o, int idx,
+			  double t_start, int done_before)
+{
+	const struct plan *p = &nt->p;
+	int v = idx / (p->nsuites * p->repeat);
+	int s = idx / p->repeat % p->nsuites;
+	struct night_run *nr = &nt->runs[nt->n];
+	struct suite_params sp = {0};
+	struct cli_run_result res;
+	double el = cli_mono_s() - t_start;
+	int ran = nt->n - done_before;
+
+	snprintf(o->variant, sizeof(o->variant), "%s", p->variants[v]);
+	fprintf(stderr, "nightly: [%d/%d] %s on %s (run %d of %d)", idx + 1,
+		nt->total, p->suites[s].name, p->variants[v],
+		idx % p->repeat + 1, p->repeat);
+	if (ran > 0)
+		fprintf(stderr, ", about %.0f min left",
+			el / ran * (nt->total - nt->n) / 60);
+	fputc('\n', stderr);
+	memset(nr, 0, sizeof(*nr));
+	/* (through o->variant: gcc cannot tell nr from p, both in nt) */
+	snprintf(nr->variant, sizeof(nr->variant), "%s", o->variant);
+	memcpy(nr->suite, p->suites[s].name,
+	       strnlen(p->suites[s].name, sizeof(nr->suite) - 1));
+	sp.length_s = p->suites[s].length_s;
+	sp.streams = p->suites[s].streams;
+	cli_run_suite(o, p->suites[s].name, &sp, nt->results, 120, &res);
+	nr->seconds = cli_mono_s() - t_start - el;
+	nr->exit_code = res.exit_code;
+	nr->lab_failed = res.lab_failed;
+	snprintf(nr->id, sizeof(nr->id), "%s", res.id);
+	snprintf(nr->dir, sizeof(nr->dir), "%s", res.dir);
+	nt->n++;
+	if (res.lab_failed) {
+		nt->lab_failed = 1;
+		snprintf(nt->why, sizeof(nt->why),
+			 "the cell did not come up for %s on %s: %s",
+			 p->suites[s].name, p->variants[v],
+			 res.failure[0] ? res.failure : "no reason recorded");
+	} else if (res.associated < res.stations) {
+		/* A night with stations missing measures another cell. */
+		nt->lab_failed = 1;
+		snprintf(nt->why, sizeof(nt->why),
+			 "%d of %d stations did not associate for %s on %s",
+			 res.stations - res.associated, res.stations,
+			 p->suites[s].name, p->variants[v]);
 	}
-	compare_night(results, &p, runs, n, stamp);
-	snprintf(report, sizeof(report), "%s/report", night);
+}
+
+/* Compared, summed up, reported; the table printed; the exit status. */
+static int night_finish(struct night *nt)
+{
+	char report[4600], page[4700];
+	struct al_err err;
+	struct store *db = NULL;
+	int regressed = 0, incomplete = AL_EXIT_OK;
+
+	compare_night(nt->results, &nt->p, nt->runs, nt->n, nt->stamp);
+	snprintf(report, sizeof(report), "%s/report", nt->dir);
 	/* summary.json first: the report reads the night from it. */
-	{
-		char page[4700];
-
-		snprintf(page, sizeof(page), "%s/index.html", report);
-		write_summary(night, &p, runs, n, page, lab_failed, why);
-	}
-	if (n && report_nightly(results, night, report, &err) < 0)
+	snprintf(page, sizeof(page), "%s/index.html", report);
+	write_summary(nt->dir, &nt->p, nt->runs, nt->n, page, nt->lab_failed,
+		      nt->why);
+	if (nt->n && report_nightly(nt->results, nt->dir, report, &err) < 0)
 		fprintf(stderr, "nightly: report: %s\n", err.msg);
-	strncat(report, "/index.html", sizeof(report) - strlen(report) - 1);
-	write_junit(night, runs, n, lab_failed, why);
+	write_junit(nt->dir, nt->runs, nt->n, nt->lab_failed, nt->why);
 
-	printf("\nnightly %s: %s\n", p.name, night);
+	printf("\nnightly %s: %s\n", nt->p.name, nt->dir);
 	printf("%-10s %-14s %-9s %11s %9s %13s %10s  %s\n", "suite", "variant",
 	       "status", "lat_med_ms", "p99_ms", "goodput_Mb/s", "vs base",
 	       "verdict");
-	struct store *db = NULL;
-
-	if (store_open(&db, results, &err) < 0)
+	if (store_open(&db, nt->results, &err) < 0)
 		fprintf(stderr, "nightly: %s\n", err.msg);
-	for (int i = 0; i < n; i++) {
-		const struct night_run *r = &runs[i];
+	for (int i = 0; i < nt->n; i++) {
+		const struct night_run *r = &nt->runs[i];
 		double lat = NAN, p99 = NAN, gp = NAN;
 
 		if (db && r->id[0]) {
@@ -404,9 +489,9 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 			incomplete = r->exit_code;
 	}
 	store_close(db);
-	printf("report: %s\n", report);
-	if (lab_failed) {
-		fprintf(stderr, "airlab nightly: lab failed: %s\n", why);
+	printf("report: %s/index.html\n", report);
+	if (nt->lab_failed) {
+		fprintf(stderr, "airlab nightly: lab failed: %s\n", nt->why);
 		return AL_EXIT_LAB;
 	}
 	if (regressed) {
@@ -420,4 +505,75 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 						     : AL_EXIT_LAB;
 	}
 	return AL_EXIT_OK;
+}
+
+int cmd_nightly(int argc, char **argv, struct cli_opts *o)
+{
+	const char *out = NULL, *resume = NULL, *pos[1] = {NULL};
+	const struct cli_flag flags[] = {
+	    {"--out", &out, NULL,
+	     "RESULTS\tresults directory (default ROOT/results)"},
+	    {"--resume", &resume, NULL,
+	     "DATE\tfinish the night RESULTS/nightly/DATE that was stopped"},
+	    {NULL, NULL, NULL, NULL}};
+	static struct night nt;
+	char buf[4200], plan_file[4096];
+	struct al_err err;
+	double t_start;
+	int done_before,
+	    rc = cli_parse("nightly", argc, argv, o, flags, pos, 1);
+
+	if (rc >= 0)
+		return rc;
+	memset(&nt, 0, sizeof(nt));
+	if (!pos[0] == !resume)
+		return cli_usage_error(
+		    "nightly", resume ? "--resume DATE takes no plan (the "
+					"night names its own)"
+				      : "which plan?");
+	snprintf(nt.results, sizeof(nt.results), "%s",
+		 cli_results_dir(o, out, buf, sizeof(buf)));
+	snprintf(plan_file, sizeof(plan_file), "%s", resume ? "" : pos[0]);
+	if (resume && strchr(resume, '/'))
+		return cli_usage_error("nightly",
+				       "--resume takes a night's name, e.g. "
+				       "2026-12-07");
+	if ((resume && (rc = progress_read(&nt, o, resume, plan_file,
+					   sizeof(plan_file))) >= 0) ||
+	    (rc = plan_check(&nt, o, plan_file, resume != NULL)) >= 0)
+		return rc;
+	if (!resume) {
+		if (night_dir(nt.results, nt.dir, sizeof(nt.dir)) < 0) {
+			fprintf(stderr,
+				"airlab nightly: cannot create a night "
+				"directory under %s/nightly\n",
+				nt.results);
+			return AL_EXIT_LAB;
+		}
+		path_utc_stamp(nt.stamp, sizeof(nt.stamp));
+	}
+	/* One process a night (flock: a killed one leaves no lock). */
+	if (lock_take(nt.dir, "night", nt.dir, &err) < 0)
+		return cli_fail(&err);
+	if (progress_write(&nt, o, "running") < 0) {
+		lock_give(nt.dir, "night");
+		return AL_EXIT_LAB;
+	}
+	fprintf(stderr, "nightly: plan %s, %d runs%s, results in %s\n",
+		nt.p.name, nt.total, resume ? " (resumed)" : "", nt.dir);
+	if (resume && nt.n)
+		fprintf(stderr,
+			"nightly: %d of %d runs stored before; "
+			"going on from run %d\n",
+			nt.n, nt.total, nt.n + 1);
+	t_start = cli_mono_s();
+	done_before = nt.n;
+	for (int idx = nt.n; idx < nt.total && !nt.lab_failed; idx++) {
+		night_run_one(&nt, o, idx, t_start, done_before);
+		progress_write(&nt, o, "running");
+	}
+	rc = night_finish(&nt);
+	progress_write(&nt, o, "done");
+	lock_give(nt.dir, "night");
+	return rc;
 }

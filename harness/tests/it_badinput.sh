@@ -136,6 +136,12 @@ printf 'name: p\nvariants: [mac80211-6.12]\nsuites: [{name: ping}]\nrepeat: 0\n'
 printf 'name: p\nvariants: [mac80211-6.12, stock-6.1]\nsuites: [{name: ping}, {name: rrul}]\nrepeat: 100\n' >"$w/plan-many.yaml"
 printf 'name: p\nvariants: [mac80211-6.12]\nsuites: [{name: ping}]\nlab: %s/nolab.yaml\n' "$w" >"$w/plan-lab.yaml"
 bad 2 "which plan" nightly
+bad 2 "takes no plan" nightly "$w/plan-ok.yaml" --resume 2026-01-01
+bad 2 "takes a night's name" nightly --resume ../x
+bad 2 "--resume 2026-01-01: unable to open" nightly --resume 2026-01-01 --out "$w/res"
+mkdir -p "$w/res/nightly/2026-01-02"
+printf '{"status": "done", "runs": []}\n' >"$w/res/nightly/2026-01-02/progress.json"
+bad 2 "the night has ended" nightly --resume 2026-01-02 --out "$w/res"
 bad 2 "nope.yaml" nightly "$w/nope.yaml" --out "$w/nres"
 bad 2 "plan-yaml.yaml:[0-9]+" nightly "$w/plan-yaml.yaml" --out "$w/nres"
 bad 2 "plan-suite.yaml:4: .*unknown suite 'rrul2'" nightly "$w/plan-suite.yaml" --out "$w/nres"
