@@ -250,11 +250,26 @@ static int pick_stations(struct sweep *sw, const struct cell *c,
 		if (on)
 			sw->watch[sw->nwatch++] = i;
 	}
+	/* Every path moved must move some station. */
+	for (int p = 0; p < sw->npaths && sw->mode == SWEEP_ATTEN; p++) {
+		bool used = false;
+
+		for (int i = 0; i < c->topo.nstations; i++)
+			used |= !strcmp(c->topo.stations[i].path, sw->paths[p]);
+		if (!used) {
+			fprintf(stderr,
+				"airlab sweep: no station of %s is on path "
+				"%s: the sweep would move what it does not "
+				"measure\n",
+				c->topo.path, sw->paths[p]);
+			return -1;
+		}
+	}
 	if (sw->nwatch == 0) {
 		fprintf(stderr,
-			"airlab sweep: no station of %s is on path %s: the "
-			"sweep would measure nothing it moves\n",
-			c->topo.path, sw->paths[0]);
+			"airlab sweep: no station of %s to watch: the sweep "
+			"would measure nothing\n",
+			c->topo.path);
 		return -1;
 	}
 	return 0;

@@ -68,6 +68,7 @@ bad 2 -- "--streams" run rrul --streams 0
 bad 2 -- "--streams" run rrul --streams many
 bad 2 -- "--wait" run rrul --wait 0
 bad 2 -- "--cc" run rrul --cc 'no way'
+bad 2 "'notacc' is not a Linux TCP congestion control" run rrul --cc notacc
 bad 2 "cannot write results there" run rrul --out /proc/airlab-results
 bad 2 "unexpected 'extra'" run rrul extra
 bad 2 -- "--length=" run rrul --length=
@@ -165,6 +166,9 @@ bad 2 -- "--dwell" sweep --path path1 --from 0 --to 10 --step 5 --dwell 0
 bad 2 "unknown suite 'nosuch'" sweep --path path1 --from 0 --to 10 --step 5 --suite nosuch
 bad 2 "unknown variant 'nosuch'" sweep --path path1 --from 0 --to 10 --step 5 --variant nosuch
 bad 2 "sta9" sweep --rates mcs:7 --station sta9
+t=$(topo_with one 's/path: path2/path: path1/')
+bad 2 "no station of .* is on path path2: the sweep would move what it does not measure" \
+	--topology "$t" sweep --path path1,path2 --from 0 --to 10 --step 5
 check "no sweep directory was made by any refused sweep" test ! -e "$ROOT/results/sweeps/.bad"
 git init -q "$w/repo" && git -C "$w/repo" -c user.name=t -c user.email=t@t commit -q --allow-empty -m one
 bad 2 "give --repo, --good, --bad, --build and --metric" bisect

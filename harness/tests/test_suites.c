@@ -240,6 +240,14 @@ static void bad_parameters_are_refused(void **state)
 	p.n_stations = 1;
 	p.cc = "bbr; rm";
 	assert_int_equal(suite_expand(rrul, &p, &plan, &err), -1);
+	/* a typo is refused before the lab: bad input, the known listed */
+	p.cc = "notacc";
+	assert_int_equal(suite_expand(rrul, &p, &plan, &err), -1);
+	assert_true(err.bad_input);
+	assert_non_null(strstr(err.msg, "'notacc' is not a Linux TCP "
+					"congestion control (bbr, bic"));
+	p.cc = "cub"; /* a part of a name is not one */
+	assert_int_equal(suite_expand(rrul, &p, &plan, &err), -1);
 	p.cc = "bbr";
 	assert_int_equal(suite_expand(rrul, &p, &plan, &err), 0);
 	char cmd[256];
