@@ -166,7 +166,11 @@ run: deps
 	elif [ $$rc -eq 3 ]; then echo "make run: a run was partial (its reasons are above)"; \
 	elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
-check: deps
+# What only the tests need: a browser to load the reports in
+# (harness/tests/browser_check.sh).
+CHECK_PACKAGES := chromium
+check:
+	$(MAKE) deps DEB_PACKAGES="$(DEB_PACKAGES) $(CHECK_PACKAGES)"
 	$(MAKE) all image $(TESTS) $(TESTS_ASAN)
 	harness/tests/run-all.sh
 
