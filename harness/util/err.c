@@ -4,16 +4,23 @@
 #include <stdio.h>
 #include <string.h>
 
+static int verrf(struct al_err *err, bool bad_input, const char *fmt,
+		 va_list ap)
+{
+	if (!err)
+		return -1;
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	err->bad_input = bad_input;
+	return -1;
+}
+
 int al_errf(struct al_err *err, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	verrf(err, false, fmt, ap);
 	va_end(ap);
-	err->bad_input = false;
 	return -1;
 }
 
@@ -21,12 +28,9 @@ int al_err_input(struct al_err *err, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	verrf(err, true, fmt, ap);
 	va_end(ap);
-	err->bad_input = true;
 	return -1;
 }
 
