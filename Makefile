@@ -21,7 +21,6 @@ LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 CLI_SRC := $(wildcard harness/cli/*.c)
 GUEST_SRC := $(wildcard harness/guest/*.c)
 TEST_SRC := $(wildcard harness/tests/test_*.c)
-FUZZ_SRC := $(wildcard harness/fuzz/fuzz_*.c)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 LIB_ASAN_OBJ := $(LIB_SRC:%.c=$(B)/asan/%.o)
@@ -167,8 +166,9 @@ run: deps
 	elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
 # What only the tests need: a browser to load the reports in
-# (harness/tests/browser_check.sh).
-CHECK_PACKAGES := chromium
+# (harness/tests/browser_check.sh), clang's libFuzzer and sanitizer
+# runtimes for the parsers' fuzzers (harness/tests/it_fuzz.sh).
+CHECK_PACKAGES := chromium clang libclang-rt-14-dev
 check:
 	$(MAKE) deps DEB_PACKAGES="$(DEB_PACKAGES) $(CHECK_PACKAGES)"
 	$(MAKE) all image $(TESTS) $(TESTS_ASAN)
@@ -192,10 +192,9 @@ bench: deps
 	$(MAKE) all image
 	harness/tests/bench.sh
 
+# Every parser's fuzzer for a minute each (make check gives them 5 s).
 fuzz:
-	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
-		clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
-		-o $(B)/$$n $$f $(LIB_SRC) $(PKG_LIBS) -lm || exit 1; done
+	AIRLAB_FUZZ_SECONDS=$${AIRLAB_FUZZ_SECONDS:-60} harness/tests/it_fuzz.sh
 
 format:
 	clang-format -i $$(git ls-files 'harness/*.c' 'harness/*.h')

@@ -138,11 +138,16 @@ static int parse_opt(struct agent_cmd *c, const char *tok, struct al_err *err)
 		return 0;
 	}
 	if (!strcmp(key, "dscp")) {
-		int tos = agent_dscp_tos(val);
 		uint32_t d;
+		int tos;
 
-		if (parse_u32(val, 63, &d) == 0)
-			tos = (int)(d << 2);
+		/* A number is the DSCP, 0..63. agent_dscp_tos takes one as
+		 * a whole TOS byte: dscp=65 would set TOS 65, ECN bits and
+		 * all. */
+		if (parse_u32(val, UINT32_MAX, &d) == 0)
+			tos = d <= 63 ? (int)(d << 2) : -1;
+		else
+			tos = agent_dscp_tos(val);
 		if (tos < 0)
 			return al_errf(err, "dscp '%s' is unknown", val);
 		c->tos = tos;

@@ -62,7 +62,11 @@ static int read_word(const char **p, int *line, char *out, char *err,
 						*line);
 					return -1;
 				}
-				if (*s == '\\' && strchr("\"\\$`", s[1]))
+				/* s[1] first: strchr also finds the NUL, and a
+				 * backslash ending the text would step past
+				 * its end. */
+				if (*s == '\\' && s[1] &&
+				    strchr("\"\\$`", s[1]))
 					s++;
 				if (*s == '\n')
 					(*line)++;
@@ -77,7 +81,12 @@ static int read_word(const char **p, int *line, char *out, char *err,
 			}
 			s++;
 		} else if (*s == '\\' && s[1]) {
-			if (s[1] != '\n' && append(out, &len, s[1]) < 0)
+			/* A backslash-newline joins two lines of the file:
+			 * count the second, or later messages name the
+			 * wrong line. */
+			if (s[1] == '\n')
+				(*line)++;
+			else if (append(out, &len, s[1]) < 0)
 				goto too_long;
 			s += 2;
 		} else if (*s == '$' || *s == '`' || *s == '(' || *s == ')' ||

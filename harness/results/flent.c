@@ -591,6 +591,16 @@ int flent_write(struct flent_file *f, const char *path, struct al_err *err)
 	return 0;
 }
 
+/* Messages quote the file (a JSON error's context, a series name): a
+ * newline or other control character in it would break the one line an
+ * al_err holds. */
+static void one_line(struct al_err *err)
+{
+	for (char *p = err ? err->msg : NULL; p && *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+}
+
 json_t *flent_read(const char *path, struct al_err *err)
 {
 	gzFile gz = gzopen(path, "rb");
@@ -649,6 +659,7 @@ json_t *flent_read(const char *path, struct al_err *err)
 	if (!root) {
 		al_errf(err, "read %s: bad JSON at line %d column %d: %s", path,
 			je.line, je.column, je.text);
+		one_line(err);
 		return NULL;
 	}
 	ver = json_object_get(root, "version");
@@ -683,6 +694,7 @@ json_t *flent_read(const char *path, struct al_err *err)
 				"x_values",
 				path, key, json_array_size(val),
 				json_array_size(x));
+			one_line(err);
 			json_decref(root);
 			return NULL;
 		}
