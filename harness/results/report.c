@@ -143,12 +143,18 @@ static bool computed_series(json_t *meta)
 static int plot_station_time(const char *out, int i, struct rrun *r,
 			     struct al_err *err)
 {
+	/* A station's series of one kind: goodput (0) or latency (1). */
+	struct station_series {
+		size_t k;
+		int lat;
+		json_t *vals;
+	} * ser;
 	const char *name[MAX_PLOT_STATIONS];
 	bool has[2][MAX_PLOT_STATIONS] = {{false}};
-	json_t *root, *x, *res, *meta, *m, *vals;
+	size_t shown[2] = {0, 0}, ns = 0, nser = 0, nx;
+	json_t *root, *x, *res, *meta, *m;
 	struct plot_buf b = {0};
 	char path[4400], png[64];
-	size_t ns = 0, nx;
 	const char *key;
 	int rc;
 
@@ -162,9 +168,15 @@ static int plot_station_time(const char *out, int i, struct rrun *r,
 	meta =
 	    json_object_get(json_object_get(root, "metadata"), "SERIES_META");
 	nx = json_array_size(x);
+	ser = calloc(json_object_size(meta) + 1, sizeof(*ser));
+	if (!ser) {
+		json_decref(root);
+		return al_errf(err, "out of memory");
+	}
+	/* The stations, and each one's series, read once. */
 	json_object_foreach(meta, key, m)
 	{
-		const char *st = jstr(m, "STATION");
+		const char *st = jstr(m, "STATION"), *u = jstr(m, "UNITS");
 		size_t k = 0;
 
 		if (!st || computed_series(m))
@@ -173,13 +185,13 @@ static int plot_station_time(const char *out, int i, struct rrun *r,
 			k++;
 		if (k == ns && ns < MAX_PLOT_STATIONS)
 			name[ns++] = st;
+		if (k < ns && (same_str(u, "ms") || same_str(u, "Mbits/s")))
+			ser[nser++] = (struct station_series){
+			    k, same_str(u, "ms"), json_object_get(res, key)};
 	}
-	if (!ns || !nx) {
-		json_decref(root);
-		return 1;
-	}
-	/* $g: goodput, $l: latency; one column per station after t. */
-	for (int lat = 0; lat < 2; lat++) {
+	/* $g: goodput (summed), $l: latency (averaged); a column per
+	 * station after t. */
+	for (int lat = 0; lat < 2 && ns && nx; lat++) {
 		plot_printf(&b, "$%c << EOD\n", lat ? 'l' : 'g');
 		for (size_t t = 0; t < nx; t++) {
 			plot_printf(&b, "%.3f",
@@ -188,20 +200,13 @@ static int plot_station_time(const char *out, int i, struct rrun *r,
 				double sum = 0;
 				int got = 0;
 
-				json_object_foreach(meta, key, m)
-				{
-					const char *u = jstr(m, "UNITS");
-					json_t *v;
+				for (size_t j = 0; j < nser; j++) {
+					json_t *v =
+					    json_array_get(ser[j].vals, t);
 
-					if (computed_series(m) ||
-					    !same_str(jstr(m, "STATION"),
-						      name[k]) ||
-					    !same_str(u,
-						      lat ? "ms" : "Mbits/s"))
-						continue;
-					vals = json_object_get(res, key);
-					v = json_array_get(vals, t);
-					if (json_is_number(v)) {
+					if (ser[j].k == k &&
+					    ser[j].lat == lat &&
+					    json_is_number(v)) {
 						sum += json_number_value(v);
 						got++;
 					}
@@ -217,45 +222,40 @@ static int plot_station_time(const char *out, int i, struct rrun *r,
 		}
 		plot_printf(&b, "EOD\n");
 	}
+	free(ser);
+	for (size_t k = 0; k < ns; k++) {
+		shown[0] += has[0][k];
+		shown[1] += has[1][k];
+	}
 	/* A panel for each kind some station has (rrul's probes are the
 	 * AP's, an airtime run pings from one station). */
-	int panels = 0;
-
-	for (int lat = 0; lat < 2; lat++)
-		for (size_t k = 0; k < ns; k++)
-			if (has[lat][k]) {
-				panels++;
-				break;
-			}
-	if (!panels) {
+	if (!shown[0] && !shown[1]) {
 		json_decref(root);
 		free(b.s);
 		return 1;
 	}
-	plot_printf(&b, "set multiplot layout %d,1\nset xlabel 's'\n%s", panels,
+	plot_printf(&b, "set multiplot layout %d,1\nset xlabel 's'\n%s",
+		    (shown[0] > 0) + (shown[1] > 0),
 		    ns > 12 ? "set key off\n" : "set key outside right top\n");
 	for (int lat = 0; lat < 2; lat++) {
-		size_t shown = 0;
+		size_t n = 0;
 
-		for (size_t k = 0; k < ns; k++)
-			shown += has[lat][k];
-		if (!shown)
+		if (!shown[lat])
 			continue;
 		plot_printf(&b,
 			    "set title '%s per station over time%s'\n"
 			    "set ylabel '%s'\n%s\nplot ",
 			    lat ? "Latency" : "Goodput",
-			    shown > 12 ? " (one line a station)" : "",
+			    shown[lat] > 12 ? " (one line a station)" : "",
 			    lat ? "ms" : "Mbit/s",
 			    lat ? "set logscale y" : "unset logscale y");
-		shown = 0;
 		for (size_t k = 0; k < ns; k++)
 			if (has[lat][k])
 				plot_printf(&b,
 					    "%s$%c using 1:%zu with lines "
 					    "title '%s'",
-					    shown++ ? ", " : "",
-					    lat ? 'l' : 'g', k + 2, name[k]);
+					    n++ ? ", " : "", lat ? 'l' : 'g',
+					    k + 2, name[k]);
 		plot_printf(&b, "\n");
 	}
 	plot_printf(&b, "unset multiplot\n");
