@@ -469,7 +469,12 @@ int qmp_connect(struct qmp **out, const char *sock_path, int timeout_ms,
 	snprintf(q->path, sizeof(q->path), "%s", sock_path);
 	if (connect_retry(q, deadline, timeout_ms, err) < 0)
 		goto fail;
-	r = read_msg(q, deadline, "greeting", &m, err);
+	/* QEMU may put an event it raised while starting (RESUME) before
+	 * the greeting on a connection made that early: an event is not
+	 * the peer being confused, it is skipped. */
+	while ((r = read_msg(q, deadline, "greeting", &m, err)) == RD_OK &&
+	       m.kind == QMP_MSG_EVENT)
+		qmp_msg_free(&m);
 	if (r == RD_TIMEOUT || r == RD_EOF) {
 		al_errf(err, "QMP %s: %s before the greeting", q->path,
 			r == RD_EOF ? "connection closed" : "timed out");
