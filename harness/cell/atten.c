@@ -14,7 +14,7 @@
 static int one_line(struct al_err *err)
 {
 	if (err)
-		ydoc_one_line(err->msg);
+		al_one_line(err->msg);
 	return -1;
 }
 

@@ -515,6 +515,6 @@ int lab_expand_with(const struct lab *lab, const struct lab_host *host,
 	if (expand(lab, host, extra, nextra, in, out, outlen, err) == 0)
 		return 0;
 	if (err)
-		ydoc_one_line(err->msg);
+		al_one_line(err->msg);
 	return -1;
 }

@@ -502,7 +502,7 @@ int variant_load(struct variant *v, const char *dir, const char *name,
 				"[A-Za-z0-9_.-] (or a path with '/')",
 				name);
 			if (err)
-				ydoc_one_line(err->msg);
+				al_one_line(err->msg);
 			return -1;
 		}
 		n = snprintf(path, sizeof(path), "%s/%s.yaml", dir, name);

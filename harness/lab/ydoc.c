@@ -163,20 +163,13 @@ int ydoc_is_null(const yaml_node_t *n)
 	       !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
-void ydoc_one_line(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-}
-
 static int verrf(const struct ydoc *d, int line, struct al_err *err,
 		 const char *fmt, va_list ap)
 {
 	char msg[AL_ERR_MAX];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	ydoc_one_line(msg);
+	al_one_line(msg);
 	return al_err_input(err, "%.400s:%d: %s", d->name, line, msg);
 }
 

@@ -43,10 +43,6 @@ int ydoc_errf(const struct ydoc *d, const yaml_node_t *n, struct al_err *err,
 int ydoc_errf_line(const struct ydoc *d, int line, struct al_err *err,
 		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* Replaces control characters (a quoted "\n" in a key, say) with '?' so a
- * message quoting the file stays one line. */
-void ydoc_one_line(char *s);
-
 /* Map iteration: the i-th key and value of a map node, NULL past the end. */
 int ydoc_map_len(const yaml_node_t *map);
 yaml_node_t *ydoc_map_key(struct ydoc *d, yaml_node_t *map, int i);

@@ -591,16 +591,6 @@ int flent_write(struct flent_file *f, const char *path, struct al_err *err)
 	return 0;
 }
 
-/* Messages quote the file (a JSON error's context, a series name): a
- * newline or other control character in it would break the one line an
- * al_err holds. */
-static void one_line(struct al_err *err)
-{
-	for (char *p = err ? err->msg : NULL; p && *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-}
-
 json_t *flent_read(const char *path, struct al_err *err)
 {
 	gzFile gz = gzopen(path, "rb");
@@ -659,7 +649,7 @@ json_t *flent_read(const char *path, struct al_err *err)
 	if (!root) {
 		al_errf(err, "read %s: bad JSON at line %d column %d: %s", path,
 			je.line, je.column, je.text);
-		one_line(err);
+		al_one_line(err ? err->msg : NULL);
 		return NULL;
 	}
 	ver = json_object_get(root, "version");
@@ -694,7 +684,7 @@ json_t *flent_read(const char *path, struct al_err *err)
 				"x_values",
 				path, key, json_array_size(val),
 				json_array_size(x));
-			one_line(err);
+			al_one_line(err ? err->msg : NULL);
 			json_decref(root);
 			return NULL;
 		}

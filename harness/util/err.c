@@ -50,3 +50,10 @@ int al_err_prefix(struct al_err *err, const char *fmt, ...)
 	snprintf(err->msg, sizeof(err->msg), "%.300s: %.700s", prefix, old);
 	return -1;
 }
+
+void al_one_line(char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}

@@ -24,6 +24,10 @@ int al_errf(struct al_err *err, const char *fmt, ...)
 int al_err_input(struct al_err *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Replaces control characters (a quoted "\n" in a file, say) with '?' so
+ * a message quoting its input stays one line. */
+void al_one_line(char *s);
+
 /* Prepends "prefix: " to an existing message; returns -1. */
 int al_err_prefix(struct al_err *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -353,7 +353,7 @@ static int plain_setting(const struct drv_target *t, const char *name,
 			     key, v, absolute ? "an absolute path" : "a path",
 			     len);
 		if (err)
-			ydoc_one_line(err->msg);
+			al_one_line(err->msg);
 		return -1;
 	}
 	memcpy(out, v, strlen(v) + 1);
