@@ -3,6 +3,7 @@
 
 #include "../results/store.h"
 #include "../util/json_file.h"
+#include "../util/proc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -330,26 +331,6 @@ int cli_series_write(const char *cmd, json_t *root, const char *file,
 	return 0;
 }
 
-void cli_git_commit(const char *root, char *out, size_t len)
-{
-	char cmd[8400];
-	FILE *p;
-
-	snprintf(out, len, "unknown");
-	snprintf(cmd, sizeof(cmd),
-		 "git -C '%s' rev-parse HEAD 2>/dev/null && "
-		 "git -C '%s' diff --quiet HEAD 2>/dev/null || echo dirty",
-		 root, root);
-	p = popen(cmd, "r");
-	if (!p)
-		return;
-	if (fgets(out, (int)len, p))
-		out[strcspn(out, "\n")] = 0;
-	if (fgetc(p) == 'd' && strlen(out) + 7 < len)
-		strcat(out, "-dirty");
-	pclose(p);
-}
-
 int cli_fail(const struct al_err *err)
 {
 	fprintf(stderr, "airlab: %s\n", err->msg);
@@ -508,7 +489,7 @@ static void version(void)
 	char root[PATH_MAX];
 
 	default_paths(&o);
-	cli_git_commit(o.root, commit, sizeof(commit));
+	proc_git_commit(o.root, commit, sizeof(commit));
 	printf("airlab %s (commit %s, %s)\n", AIRLAB_VERSION, commit,
 	       realpath(o.root, root) ? root : o.root);
 }

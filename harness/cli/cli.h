@@ -64,8 +64,6 @@ int cli_dut_observe(struct dut *d, const struct lab *lab, const char *name);
 int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
 		struct cell_state *st);
 double cli_mono_s(void);
-/* The airlab tree's git commit (with "-dirty"), or "unknown". */
-void cli_git_commit(const char *root, char *out, size_t len);
 /* Parses a whole number of seconds >= min for option opt of command cmd;
  * prints the error and returns -1 when it is not one. */
 int cli_seconds_arg(const char *cmd, const char *opt, const char *v, int min,
@@ -111,6 +109,10 @@ struct cli_run_result {
 };
 int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
 		  const char *out_dir, int wait_s, struct cli_run_result *out);
+/* The exit status of a run_suite (strategy/run.h) that returned rc, its
+ * error printed. */
+struct run_result;
+int cli_run_exit(int rc, const struct run_result *r, const struct al_err *err);
 /* --threshold: a relative change from 0 to 10 (0.05 = 5%); prints the
  * error for cmd and returns -1 otherwise. */
 int cli_threshold_arg(const char *cmd, const char *v, double *out);

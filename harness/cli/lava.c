@@ -14,6 +14,7 @@
 #include "../lava/results.h"
 #include "../lava/submit.h"
 #include "../suites/suites.h"
+#include "../util/proc.h"
 
 #define MAX_IDS 64
 
@@ -44,7 +45,7 @@ static int store_jobs(const struct lava_server *s, const long *ids, size_t n,
 	char commit[64];
 	int worst = 0;
 
-	cli_git_commit(root, commit, sizeof(commit));
+	proc_git_commit(root, commit, sizeof(commit));
 	for (size_t i = 0; i < n; i++) {
 		struct lava_stored st;
 		struct lava_job j;

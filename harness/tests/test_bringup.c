@@ -15,8 +15,12 @@
 #include <sys/utsname.h>
 
 #include "../drivers/ap/hostapd.h"
+#include "../results/store.h"
 #include "../strategy/bringup.h"
+#include "../strategy/run.h"
 #include "fixture_dropbear.h"
+
+#include <jansson.h>
 
 static struct dropbear_fixture fx;
 static int port;
@@ -54,13 +58,15 @@ static int exists(const char *name)
 
 /* lab.yaml with dut1 (command power, SSH to the fixture) and its ap:
  * binding (ap_lines, indented six), topology.yaml with station lines,
- * and variant file v.yaml; then cell_load. */
-static int load(struct cell *c, const char *ap_lines, const char *stations,
-		const char *ap_extra, const char *variant, struct al_err *err)
+ * and variant file v.yaml, their paths in p. */
+static char lab_path[DB_PATH + 16], topo_path[DB_PATH + 16],
+    var_path[DB_PATH + 16];
+
+static void write_cell(const char *ap_lines, const char *stations,
+		       const char *ap_extra, const char *variant,
+		       struct cell_paths *p)
 {
-	char text[4096], lab[DB_PATH + 16], topo[DB_PATH + 16],
-	    var[DB_PATH + 16];
-	struct cell_paths p = {lab, topo, var, fx.dir};
+	char text[4096];
 
 	snprintf(text, sizeof(text),
 		 "lab: bringup-test\n"
@@ -86,15 +92,29 @@ static int load(struct cell *c, const char *ap_lines, const char *stations,
 		 ap_extra, stations);
 	write_text("topology.yaml", text);
 	write_text("v.yaml", variant);
-	snprintf(lab, sizeof(lab), "%s/lab.yaml", fx.dir);
-	snprintf(topo, sizeof(topo), "%s/topology.yaml", fx.dir);
-	snprintf(var, sizeof(var), "%s/v.yaml", fx.dir);
+	snprintf(lab_path, sizeof(lab_path), "%s/lab.yaml", fx.dir);
+	snprintf(topo_path, sizeof(topo_path), "%s/topology.yaml", fx.dir);
+	snprintf(var_path, sizeof(var_path), "%s/v.yaml", fx.dir);
+	*p = (struct cell_paths){lab_path, topo_path, var_path, fx.dir};
+}
+
+/* The same, loaded with cell_load. */
+static int load(struct cell *c, const char *ap_lines, const char *stations,
+		const char *ap_extra, const char *variant, struct al_err *err)
+{
+	struct cell_paths p;
+
+	write_cell(ap_lines, stations, ap_extra, variant, &p);
 	return cell_load(c, &p, err);
 }
 
 #define BOX_STATION                                                            \
 	"  - {name: sta1, host: box1, radio: wlan1, path: p1, "                \
 	"base_loss_db: 40}\n"
+/* One that takes traffic (a run's). */
+#define TRAFFIC_STATION                                                        \
+	"  - {name: sta1, host: box1, radio: wlan1, path: p1, "                \
+	"base_loss_db: 40, address: 10.42.0.63/24}\n"
 #define LOCAL_STATION                                                          \
 	"  - {name: sta1, host: dut1, radio: radio1, path: p1, "               \
 	"base_loss_db: 40}\n"
@@ -371,6 +391,113 @@ static void bringup_holds_the_dut_to_the_variant(void **state)
 	assert_true(bringup_kernel_matches("5.15", "5.15.150"));
 }
 
+/* A variant whose kernel series this machine does not run: bring-up
+ * fails on the kernel check after power-on, a lab failure. */
+static void variant_not_running(char *buf, size_t len)
+{
+	struct utsname u;
+	int major, minor;
+
+	assert_int_equal(uname(&u), 0);
+	assert_int_equal(sscanf(u.release, "%d.%d", &major, &minor), 2);
+	snprintf(buf, len, "variant: v\nkernel: \"%d.%d\"\n", major + 1, minor);
+}
+
+static int count_entries(const char *dir)
+{
+	char cmd[DB_PATH + 64];
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_int_equal(fscanf(p, "%d", &n), 1);
+	pclose(p);
+	return n;
+}
+
+static int count_run(void *ctx, const struct store_run *r)
+{
+	(void)r;
+	++*(int *)ctx;
+	return 0;
+}
+
+/* The run strategy refuses bad input before anything is touched or
+ * written, and keeps a lab that failed as a lab-failed record, indexed,
+ * a second one beside it (nothing overwritten). */
+static void run_refusals_and_lab_failed_records(void **state)
+{
+	char variant[256], out[DB_PATH + 16], rj[4700], first[4600];
+	struct run_request rq = {.root = fx.dir, .suite = "ping", .wait_s = 5};
+	struct run_result r;
+	struct al_err err;
+	struct store *db;
+	json_t *j;
+	int n = 0;
+
+	(void)state;
+	variant_not_running(variant, sizeof(variant));
+	write_cell(hostapd_ap, TRAFFIC_STATION, "", variant, &rq.cell);
+	snprintf(out, sizeof(out), "%s/results", fx.dir);
+	rq.out_dir = out;
+
+	rq.suite = "nosuch";
+	assert_int_equal(run_suite(&rq, &r, &err), -1);
+	assert_true(err.bad_input);
+	assert_int_equal(r.status, RUN_REFUSED);
+	assert_non_null(strstr(err.msg, "unknown suite 'nosuch'"));
+	assert_int_equal(access(out, F_OK), -1);
+	rq.suite = "ping";
+	rq.out_dir = "/proc/airlab-results";
+	assert_int_equal(run_suite(&rq, &r, &err), -1);
+	assert_true(err.bad_input);
+	if (!strstr(err.msg, "cannot write results there"))
+		fail_msg("%s", err.msg);
+	assert_string_equal(r.dir, "");
+	rq.out_dir = out;
+	/* A knob on a wired side the AP does not have: the cell's check. */
+	write_cell("    ap:\n      driver: hostapd\n", TRAFFIC_STATION, "",
+		   V61_WIRED, &rq.cell);
+	assert_int_equal(run_suite(&rq, &r, &err), -1);
+	assert_true(err.bad_input);
+	assert_non_null(strstr(err.msg, "knob wired_qdisc needs"));
+	assert_int_equal(access(out, F_OK), -1);
+
+	write_cell(hostapd_ap, TRAFFIC_STATION, "", variant, &rq.cell);
+	assert_int_equal(run_suite(&rq, &r, &err), -1);
+	assert_false(err.bad_input);
+	assert_int_equal(r.status, RUN_LAB_FAILED);
+	if (!strstr(err.msg, "dut1 booted kernel '"))
+		fail_msg("%s", err.msg);
+	assert_string_equal(r.failure, err.msg);
+	snprintf(rj, sizeof(rj), "%s/run.json", r.dir);
+	j = json_load_file(rj, 0, NULL);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "status")),
+			    "lab-failed");
+	assert_string_equal(json_string_value(json_object_get(j, "reasons")),
+			    err.msg);
+	assert_string_equal(json_string_value(json_object_get(j, "suite")),
+			    "ping");
+	json_decref(j);
+	snprintf(first, sizeof(first), "%s", r.dir);
+
+	assert_int_equal(run_suite(&rq, &r, &err), -1);
+	assert_int_equal(r.status, RUN_LAB_FAILED);
+	assert_string_not_equal(r.dir, first);
+	snprintf(rj, sizeof(rj), "%s/run.json", first);
+	assert_int_equal(access(rj, R_OK), 0);
+	/* Two runs and the index. */
+	assert_int_equal(count_entries(out), 3);
+	assert_int_equal(store_open(&db, out, &err), 0);
+	assert_int_equal(
+	    store_runs(db, &(struct store_query){0}, count_run, &n, &err), 2);
+	assert_int_equal(n, 2);
+	store_close(db);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -399,6 +526,7 @@ int main(void)
 	    cmocka_unit_test(knobs_over_ssh),
 	    cmocka_unit_test(hostapd_driver_errors),
 	    cmocka_unit_test(bringup_holds_the_dut_to_the_variant),
+	    cmocka_unit_test(run_refusals_and_lab_failed_records),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

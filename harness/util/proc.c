@@ -145,3 +145,21 @@ int proc_capture_timeout(char *const argv[], char *out, size_t len,
 {
 	return capture(argv, NULL, out, len, 1, timeout_ms, timed_out);
 }
+
+void proc_git_commit(const char *root, char *out, size_t len)
+{
+	char *head[] = {"git", "-C", (char *)root, "rev-parse", "HEAD", NULL};
+	char *diff[] = {"git",	   "-C",   (char *)root, "diff",
+			"--quiet", "HEAD", NULL};
+	char sha[256];
+	int timed_out;
+
+	snprintf(out, len, "unknown");
+	if (proc_capture_timeout(head, sha, sizeof(sha), 10000, &timed_out) !=
+		0 ||
+	    strspn(sha, "0123456789abcdef") < 40)
+		return;
+	sha[40] = 0;
+	snprintf(out, len, "%s%s", sha,
+		 proc_run(diff, NULL, NULL, "/dev/null") != 0 ? "-dirty" : "");
+}

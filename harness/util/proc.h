@@ -23,4 +23,9 @@ int proc_capture(char *const argv[], const char *cwd, char *out, size_t len);
 int proc_capture_timeout(char *const argv[], char *out, size_t len,
 			 int timeout_ms, int *timed_out);
 
+/* The git commit the tree at root is on, with "-dirty" when it has
+ * changes, or "unknown" (not a git tree, no git): what a record says
+ * airlab was. */
+void proc_git_commit(const char *root, char *out, size_t len);
+
 #endif
