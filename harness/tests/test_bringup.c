@@ -18,6 +18,7 @@
 #include "../results/store.h"
 #include "../strategy/bringup.h"
 #include "../strategy/run.h"
+#include "../strategy/sweep.h"
 #include "fixture_dropbear.h"
 
 #include <jansson.h>
@@ -498,6 +499,43 @@ static void run_refusals_and_lab_failed_records(void **state)
 	store_close(db);
 }
 
+/* A rate sweep whose lab fails at the first variant's bring-up: the
+ * record says lab-failed with no steps, and nothing else is written. */
+static void sweep_on_a_failing_lab_records_it(void **state)
+{
+	char variant[256], out[DB_PATH + 16], file[4800];
+	struct sweep_args a = {.rates = "mcs:7", .suite = "ping"};
+	struct sweep *sw = calloc(1, sizeof(*sw));
+	enum sweep_status status;
+	struct al_err err;
+	json_t *j;
+
+	(void)state;
+	assert_non_null(sw);
+	variant_not_running(variant, sizeof(variant));
+	write_cell(hostapd_ap, TRAFFIC_STATION, "", variant, &sw->cell);
+	snprintf(out, sizeof(out), "%s/sweep-results", fx.dir);
+	sw->root = fx.dir;
+	sw->results = out;
+	if (sweep_plan(sw, &a, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(sw->nwatch, 1);
+	assert_int_equal(sweep_run(sw, &status, &err), 0);
+	assert_int_equal(status, SWEEP_LAB_FAILED);
+	snprintf(file, sizeof(file), "%s", sw->file);
+	j = json_load_file(file, 0, NULL);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "status")),
+			    "lab-failed");
+	assert_string_equal(json_string_value(json_object_get(j, "mode")),
+			    "mcs");
+	assert_int_equal(json_array_size(json_object_get(j, "steps")), 0);
+	json_decref(j);
+	/* the sweeps directory and the index, no run */
+	assert_int_equal(count_entries(out), 2);
+	free(sw);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -527,6 +565,7 @@ int main(void)
 	    cmocka_unit_test(hostapd_driver_errors),
 	    cmocka_unit_test(bringup_holds_the_dut_to_the_variant),
 	    cmocka_unit_test(run_refusals_and_lab_failed_records),
+	    cmocka_unit_test(sweep_on_a_failing_lab_records_it),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
