@@ -19,7 +19,7 @@ LIB_DIRS := harness/util harness/lab harness/qmp harness/cell \
 	harness/medium harness/agent harness/results harness/suites
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 CLI_SRC := $(wildcard harness/cli/*.c)
-GUEST_SRC := $(wildcard harness/guest/*.c)
+GUEST_SRC := $(wildcard harness/guest/*.c) harness/util/cell_conf.c
 TEST_SRC := $(wildcard harness/tests/test_*.c)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
@@ -38,7 +38,7 @@ USBTEST_BIN := $(B)/guest/airlab-usbtest
 # The suite runner in the DUT, for runs the host does not drive (a LAVA job).
 SUITE_LOCAL_GUEST := $(B)/guest/airlab-suite-local
 MEDIUM_SRC := $(wildcard harness/medium/daemon/*.c harness/medium/*.c) \
-	harness/guest/cell_conf.c
+	harness/util/cell_conf.c
 
 DEPS_STAMP := $(B)/.deps-installed
 IMAGE_DIR := $(B)/dut-image

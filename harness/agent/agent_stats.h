@@ -1,6 +1,5 @@
-/* Statistics shared by the agent and the host side: per-probe sequence
- * bookkeeping (loss, reordering, duplicates) and order statistics. libc only.
- */
+/* The agent's per-probe sequence bookkeeping (loss, reordering,
+ * duplicates). libc only. */
 #ifndef AIRLAB_AGENT_STATS_H
 #define AIRLAB_AGENT_STATS_H
 
@@ -40,13 +39,5 @@ uint32_t
 probe_track_expire(struct probe_track *t, int64_t now_ns, int64_t timeout_ns,
 		   void (*on_lost)(uint32_t seq, int64_t sent_ns, void *ctx),
 		   void *ctx);
-
-/* p-th percentile (0..100) of v[0..n) by linear interpolation between
- * closest ranks (numpy's default). Sorts v in place. NAN if n == 0. */
-/* qsort order of doubles, ascending. */
-int stats_cmp_double(const void *a, const void *b);
-double stats_percentile(double *v, size_t n, double p);
-/* Jain's fairness index (sum x)^2 / (n * sum x^2); NAN if undefined. */
-double stats_jain(const double *v, size_t n);
 
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../agent/agent_stats.h"
+#include "../util/stats.h"
 #include "../drivers/atten/medium.h"
 #include "atten.h"
 #include "cell.h"

@@ -1,5 +1,5 @@
 /* airlab atten set PATH DB | get [PATH]: the attenuation of the RF paths,
- * through the lab file's attenuators (paths: in harness/cell/atten.h). */
+ * through the lab file's attenuators (paths: in harness/lab/rfpath.h). */
 #include "cli.h"
 #include "../cell/atten.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lab/plan.h"
+#include "../strategy/plan.h"
 #include "../lava/export.h"
 #include "../lava/job.h"
 #include "../lava/log.h"

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../lab/plan.h"
+#include "../strategy/plan.h"
 #include "../results/compare.h"
 #include "../results/report.h"
 #include "../lab/variant.h"

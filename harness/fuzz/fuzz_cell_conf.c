@@ -16,7 +16,7 @@
 
 /* The guest programs are not in libairlab (they link libc only), so the
  * parser comes in as source; its static setter is then in reach too. */
-#include "../guest/cell_conf.c"
+#include "../util/cell_conf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -34,7 +34,7 @@ static int collect(void *ctx, const char *key, const char *value, char *err,
 	(void)err;
 	(void)errlen;
 	if (!(isalpha((unsigned char)key[0]) || key[0] == '_') ||
-	    strlen(key) >= 64 || strlen(value) >= VALUE_MAX)
+	    strlen(key) >= 64 || strlen(value) >= CELL_CONF_VALUE_MAX)
 		__builtin_trap();
 	for (const char *k = key; *k; k++)
 		if (!isalnum((unsigned char)*k) && *k != '_')
@@ -152,7 +152,7 @@ static void check_conf(const struct cell_conf *c)
 	    strnlen(c->variant, sizeof(c->variant)) == sizeof(c->variant))
 		__builtin_trap();
 	for (int i = 0; i < CELL_MAX_STATIONS; i++)
-		if (c->sta[i].name[0] && !valid_name(c->sta[i].name))
+		if (c->sta[i].name[0] && !cell_conf_name_ok(c->sta[i].name))
 			__builtin_trap();
 }
 
@@ -185,7 +185,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pairs_free(&again);
 
 	memset(&conf, 0, sizeof(conf));
-	if (cell_conf_parse(text, set_key, &conf, err, sizeof(err)) < 0)
+	if (cell_conf_parse(text, cell_conf_set, &conf, err, sizeof(err)) < 0)
 		check_error(text, err, &body);
 	else
 		check_conf(&conf);

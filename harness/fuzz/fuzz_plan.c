@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../lab/plan.h"
+#include "../strategy/plan.h"
 #include "../results/compare.h"
 #include "../suites/suites.h"
 

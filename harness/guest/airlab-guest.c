@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cell_conf.h"
+#include "../util/cell_conf.h"
 #include "nl80211_netns.h"
 #include "wpa_ctrl.h"
 

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "../lab/lab.h"
-#include "../lab/plan.h"
+#include "../strategy/plan.h"
 #include "../util/err.h"
 
 /* The device name of host h of lab: "<lab>-<host>". */

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "../cell/cell.h"
-#include "../lab/plan.h"
+#include "../strategy/plan.h"
 #include "../util/err.h"
 #include "rest.h"
 

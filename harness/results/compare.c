@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../agent/agent_stats.h"
+#include "../util/stats.h"
 #include "flent.h"
 
 static const struct cmp_metric metrics[] = {

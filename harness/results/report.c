@@ -14,8 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../agent/agent_stats.h"
-#include "../suites/suites.h"
+#include "../util/stats.h"
 #include "../util/markup.h"
 #include "../util/path.h"
 #include "compare.h"
@@ -27,6 +26,7 @@ struct rrun {
 	char dir[4096];
 	json_t *rj;
 	const char *id, *suite, *variant, *status, *flent;
+	const char *plot; /* Flent's plot for the suite; NULL: totals */
 	struct cmp_samples lat, gp;
 	/* Why the run's Flent file could not be read ("" if it could):
 	 * said on the page, and the report fails. */
@@ -317,11 +317,11 @@ static int plot_stations(const char *out, int i, struct rrun *r,
 	return rc;
 }
 
-/* Flent's own plot of its file: the suite's default view. */
+/* Flent's own plot of its file: the suite's default view, as the run
+ * recorded it (runs before that get Flent's totals). */
 static int plot_flent(const char *out, int i, struct rrun *r,
 		      struct al_err *err)
 {
-	const struct suite *s = r->suite ? suite_find(r->suite, NULL) : NULL;
 	char in[4400], png[4200], log[4200];
 	int rc;
 
@@ -333,10 +333,10 @@ static int plot_flent(const char *out, int i, struct rrun *r,
 	/* Its title overlaps the top panel at any size: the page says what
 	 * the run is. 12x8 inches at 100 dpi: readable at full width. */
 	rc = plot_run_tool(
-	    (char *const[]){"flent", "-i", in, "-p",
-			    (char *)(s ? s->plot : "totals"), "--no-title",
-			    "--figure-width", "12", "--figure-height", "8",
-			    "--figure-dpi", "100", "-o", png, NULL},
+	    (char *const[]){
+		"flent", "-i", in, "-p", (char *)(r->plot ? r->plot : "totals"),
+		"--no-title", "--figure-width", "12", "--figure-height", "8",
+		"--figure-dpi", "100", "-o", png, NULL},
 	    log);
 	if (rc)
 		return al_errf(err, "flent could not plot %s (exit %d, see %s)",
@@ -600,6 +600,7 @@ static int write_page(const char *const *run_dirs, size_t n,
 		}
 		r->id = jstr(r->rj, "id");
 		r->suite = jstr(r->rj, "suite");
+		r->plot = jstr(r->rj, "plot");
 		r->variant = jstr(r->rj, "variant");
 		r->status = jstr(r->rj, "status");
 		r->flent = jstr(r->rj, "flent_file");

@@ -242,6 +242,9 @@ int run_record_write(const char *dir, const struct cell *c,
 	json_object_set_new(root, "stations", stations);
 	json_object_set_new(root, "summary", sum);
 	json_object_set_new(root, "suite", json_string(r->plan->suite->name));
+	/* Flent's view of the suite, for the report (results/ does not
+	 * know the suites). */
+	json_object_set_new(root, "plot", json_string(r->plan->suite->plot));
 	json_object_set_new(root, "length_s", json_real(r->plan->length_s));
 	json_object_set_new(root, "step_s", json_real(r->plan->step_s));
 	json_object_set_new(root, "flows", outcome_flows_json(r->plan, r->res));

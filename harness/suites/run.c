@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../agent/agent_proto.h"
-#include "../agent/agent_stats.h"
+#include "../util/stats.h"
 
 struct flow_state {
 	int series;

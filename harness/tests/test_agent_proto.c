@@ -17,6 +17,7 @@
 #include "../agent/agent.h"
 #include "../agent/agent_proto.h"
 #include "../agent/agent_stats.h"
+#include "../util/stats.h"
 
 static void parses_flow_with_options(void **state)
 {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../drivers/driver.h"
-#include "../lab/plan.h"
+#include "../strategy/plan.h"
 #include "../lab/topology.h"
 
 #define MAX_LABS 16

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "../lab/plan.h"
+#include "../strategy/plan.h"
 
 static struct plan plan;
 

@@ -6,10 +6,10 @@
  * Settings: host (the lab host, required), socket (the daemon's control
  * socket, /run/airlab/medium.sock), command (the client on that host,
  * airlab-medium), paths (generic: channel N is the Nth path, see
- * harness/cell/atten.h; the medium knows the same names from cell.conf's
+ * harness/lab/rfpath.h; the medium knows the same names from cell.conf's
  * AIRLAB_STA_<i>_PATH). */
 #include "medium.h"
-#include "../../cell/atten.h"
+#include "../../lab/rfpath.h"
 #include "../../lab/ydoc.h"
 #include "../../util/shquote.h"
 

@@ -1,5 +1,5 @@
 #include "minicircuits.h"
-#include "../../cell/atten.h"
+#include "../../lab/rfpath.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

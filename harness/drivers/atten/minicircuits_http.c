@@ -5,7 +5,7 @@
  * Settings: address (HOST or HOST:PORT), timeout_ms (per reply, 3000),
  * paths (channel N is the Nth path). */
 #include "minicircuits.h"
-#include "../../cell/atten.h"
+#include "../../lab/rfpath.h"
 
 #include <errno.h>
 #include <stdio.h>

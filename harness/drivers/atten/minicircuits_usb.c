@@ -19,7 +19,7 @@
  * Settings: serial (which box, when several), timeout_ms (per reply,
  * 3000), paths (channel N is the Nth path). */
 #include "minicircuits.h"
-#include "../../cell/atten.h"
+#include "../../lab/rfpath.h"
 
 #include <libusb.h>
 #include <math.h>

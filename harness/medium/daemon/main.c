@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../guest/cell_conf.h"
+#include "../../util/cell_conf.h"
 #include "../ctrl.h"
 #include "../medium.h"
 #include "hwsim_nl.h"

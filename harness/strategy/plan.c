@@ -6,7 +6,7 @@
 
 #include "../results/compare.h"
 #include "../suites/suites.h"
-#include "ydoc.h"
+#include "../lab/ydoc.h"
 
 static const char *const top_keys[] = {"name",	     "lab",    "topology",
 				       "variants",   "suites", "repeat",

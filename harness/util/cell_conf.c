@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VALUE_MAX 1024
-
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -23,7 +21,7 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 
 static int append(char *buf, size_t *len, char ch)
 {
-	if (*len + 1 >= VALUE_MAX)
+	if (*len + 1 >= CELL_CONF_VALUE_MAX)
 		return -1;
 	buf[(*len)++] = ch;
 	buf[*len] = '\0';
@@ -105,7 +103,7 @@ static int read_word(const char **p, int *line, char *out, char *err,
 	return 0;
 too_long:
 	set_err(err, errlen, "line %d: value longer than %d bytes", *line,
-		VALUE_MAX - 1);
+		CELL_CONF_VALUE_MAX - 1);
 	return -1;
 }
 
@@ -116,7 +114,7 @@ int cell_conf_parse(const char *text,
 {
 	const char *s = text;
 	int line = 1;
-	char value[VALUE_MAX];
+	char value[CELL_CONF_VALUE_MAX];
 
 	while (*s) {
 		char key[64];
@@ -181,7 +179,7 @@ static int parse_int(const char *v, int lo, int hi, int *out)
 	return 0;
 }
 
-static int valid_name(const char *n)
+int cell_conf_name_ok(const char *n)
 {
 	size_t len = strlen(n);
 
@@ -194,8 +192,8 @@ static int valid_name(const char *n)
 	return 1;
 }
 
-static int set_key(void *ctx, const char *key, const char *value, char *err,
-		   size_t errlen)
+int cell_conf_set(void *ctx, const char *key, const char *value, char *err,
+		  size_t errlen)
 {
 	struct cell_conf *c = ctx;
 	int idx;
@@ -229,7 +227,7 @@ static int set_key(void *ctx, const char *key, const char *value, char *err,
 				key, CELL_MAX_STATIONS);
 			return -1;
 		}
-		if (!valid_name(value)) {
+		if (!cell_conf_name_ok(value)) {
 			set_err(err, errlen,
 				"%s='%s': want 1..15 of [a-z0-9_-]", key,
 				value);
@@ -281,7 +279,7 @@ int cell_conf_load(struct cell_conf *c, const char *path, char *err,
 	}
 	fclose(f);
 	text[len] = '\0';
-	if (cell_conf_parse(text, set_key, c, msg, sizeof(msg)) < 0) {
+	if (cell_conf_parse(text, cell_conf_set, c, msg, sizeof(msg)) < 0) {
 		/* msg is "line N: ..." */
 		set_err(err, errlen, "%s:%s", path, msg + strlen("line "));
 		free(text);
