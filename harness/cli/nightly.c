@@ -87,13 +87,13 @@ int cmd_nightly(int argc, char **argv, struct cli_opts *o)
 	struct night *nt;
 	struct al_err err;
 	int rc = cli_parse("nightly", argc, argv, o, flags, pos, 1);
+	/* (after cli_parse, which fills pos, out and resume) */
 	struct night_request rq = {
 	    .plan_file = pos[0],
 	    .resume = resume,
 	    .cell = {o->lab, o->topology, NULL, o->variant_dir},
 	    .root = o->root,
 	    .results = cli_results_dir(o, out, buf, sizeof(buf)),
-	    .wait_s = 120,
 	    .show = stdout};
 
 	if (rc >= 0)
