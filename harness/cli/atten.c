@@ -40,7 +40,7 @@ static void print_row(const struct atten_path *p, double db)
 /* Every path (path == NULL) or one; each attenuator is opened once. */
 static int get_paths(const struct lab *lab, const char *path)
 {
-	static struct atten_path all[ATTEN_MAX_PATHS];
+	struct atten_path all[ATTEN_MAX_PATHS]; /* 20 kB */
 	struct atten_handle h = {0};
 	struct al_err err;
 	const struct lab_atten *a;

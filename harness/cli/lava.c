@@ -90,7 +90,7 @@ static int lava_export(int argc, char **argv, struct cli_opts *o)
 	    {"--bench", NULL, &bench,
 	     "devices for bench jobs (airlab runs the suite)"},
 	    {NULL}};
-	static struct plan p;
+	struct plan p; /* 18 kB */
 	char buf[4200], buf2[4200], bin[PATH_MAX];
 	struct al_err err;
 	struct lab lab;
@@ -147,7 +147,7 @@ static int lava_bench_run(int argc, char **argv, struct cli_opts *o)
 	    {"--out", &out, NULL,
 	     "RESULTS\tresults directory (default ROOT/results)"},
 	    {NULL}};
-	static struct plan p;
+	struct plan p; /* 18 kB */
 	const struct plan_suite *ps = NULL;
 	struct suite_params sp = {0};
 	struct cli_run_result res;
@@ -243,8 +243,8 @@ static int lava_submit(int argc, char **argv, struct cli_opts *o)
 	    {"--out", &out, NULL,
 	     "RESULTS\tresults directory (default ROOT/results)"},
 	    {NULL}};
-	static struct lava_submitted jobs[LAVA_MAX_JOBS];
-	static struct plan p;
+	struct lava_submitted jobs[LAVA_MAX_JOBS]; /* 77 kB */
+	struct plan p;				   /* 18 kB */
 	long ids[LAVA_MAX_JOBS];
 	char rbuf[4200], abuf[4400];
 	struct lava_submit_opts so = {0};

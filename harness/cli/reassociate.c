@@ -12,7 +12,7 @@ int cmd_reassociate(int argc, char **argv, struct cli_opts *o)
 	const char *name = NULL;
 	int rc = cli_parse("reassociate", argc, argv, o, NULL, &name, 1);
 	const struct topo_station *s = NULL;
-	static struct stahost_set sh;
+	struct stahost_set *sh;
 	struct al_err err;
 	struct cell c;
 	struct dut d;
@@ -37,12 +37,16 @@ int cmd_reassociate(int argc, char **argv, struct cli_opts *o)
 	}
 	rc = AL_EXIT_LAB;
 	if (!cell_station_local(&c, s)) {
-		if (stahost_open(&sh, &c, false, &err) < 0 ||
-		    stahost_reassociate(&sh, &c, name, &err) < 0)
+		if (!(sh = calloc(1, sizeof(*sh))))
+			al_errf(&err, "out of memory");
+		if (!sh || stahost_open(sh, &c, false, &err) < 0 ||
+		    stahost_reassociate(sh, &c, name, &err) < 0)
 			rc = cli_fail(&err);
 		else
 			rc = 0;
-		stahost_close(&sh);
+		if (sh)
+			stahost_close(sh);
+		free(sh);
 	} else if ((rc = cli_dut_observe(&d, &c.lab, c.ap_host->name)) ==
 		   AL_EXIT_OK) {
 		char cmd[128];

@@ -28,7 +28,7 @@ int cmd_report(int argc, char **argv, struct cli_opts *o)
 	    {"--sweep", &sweep, NULL,
 	     "ID\ta sweep: goodput, latency, rate per step"},
 	    {NULL, NULL, NULL, NULL}};
-	static char dirs[MAX_RUNS][4600];
+	char dirs[MAX_RUNS][4600]; /* 120 kB: one page of runs */
 	const char *list[MAX_RUNS];
 	char buf[4200], def[4400], stamp[32];
 	const char *results;

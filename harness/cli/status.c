@@ -11,8 +11,12 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 	struct al_err err;
 	bool on;
 	int rc, status, wait_s = 0;
-	static struct cell_state st;
-	static struct stahost_set sh;
+	/* The station table and the station hosts: too big for the
+	 * stack. */
+	struct status_mem {
+		struct cell_state st;
+		struct stahost_set sh;
+	} *m = NULL;
 	char *release = NULL;
 	const struct ap_ops *ap;
 	struct ap_config cfg;
@@ -30,8 +34,12 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 	if (wait && cli_seconds_arg("status", "--wait", wait, 0, &wait_s) < 0)
 		return AL_EXIT_USAGE;
 	rc = AL_EXIT_LAB;
-	if (cli_cell_load(&c, o) < 0)
+	if (!(m = calloc(1, sizeof(*m))))
+		return AL_EXIT_LAB;
+	if (cli_cell_load(&c, o) < 0) {
+		free(m);
 		return AL_EXIT_USAGE;
+	}
 	if ((rc = cli_dut_observe(&d, &c.lab, c.ap_host->name)) != AL_EXIT_OK)
 		goto out_cell;
 	rc = AL_EXIT_LAB;
@@ -58,27 +66,29 @@ int cmd_status(int argc, char **argv, struct cli_opts *o)
 	bringup_ap_config(&c, &cfg);
 	bringup_ap_env(&d, &env);
 	t = (struct drv_target){&c.lab, c.ap_host, &c.ap_host->ap};
-	if (ap->status(&t, &env, &cfg, &st.ap, &err) < 0) {
+	if (ap->status(&t, &env, &cfg, &m->st.ap, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
 	printf("%s: ap (%s): %s on %s, variant %s, cell %s\n", d.host->name,
-	       ap->name, st.ap.state[0] ? st.ap.state : "not running",
-	       st.ap.iface[0] ? st.ap.iface : "-",
-	       st.ap.variant[0] ? st.ap.variant : "-", c.topo.name);
-	if (stahost_open(&sh, &c, false, &err) < 0) {
+	       ap->name, m->st.ap.state[0] ? m->st.ap.state : "not running",
+	       m->st.ap.iface[0] ? m->st.ap.iface : "-",
+	       m->st.ap.variant[0] ? m->st.ap.variant : "-", c.topo.name);
+	if (stahost_open(&m->sh, &c, false, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
-	if (bringup_stations(&d, &c, ap, &sh, wait_s, &st, stdout, &err) >= 0)
+	if (bringup_stations(&d, &c, ap, &m->sh, wait_s, &m->st, stdout,
+			     &err) >= 0)
 		rc = 0;
 	else
 		rc = cli_fail(&err);
-	stahost_close(&sh);
+	stahost_close(&m->sh);
 out:
 	free(release);
 	dut_close(&d);
 out_cell:
 	cell_free(&c);
+	free(m);
 	return rc;
 }

@@ -38,22 +38,28 @@ int cmd_up(int argc, char **argv, struct cli_opts *o)
 	int wait_s = 60, rc = cli_parse("up", argc, argv, o, flags, NULL, 0);
 	struct cell c;
 	struct dut d;
-	static struct cell_state st;
+	struct cell_state *st;
 
 	if (rc >= 0)
 		return rc;
 	if (wait && cli_seconds_arg("up", "--wait", wait, 1, &wait_s) < 0)
 		return AL_EXIT_USAGE;
 	rc = AL_EXIT_LAB;
-	if (cli_cell_load(&c, o) < 0)
+	if (!(st = calloc(1, sizeof(*st))))
+		return AL_EXIT_LAB;
+	if (cli_cell_load(&c, o) < 0) {
+		free(st);
 		return AL_EXIT_USAGE;
+	}
 	if ((rc = cli_dut_open(&d, &c.lab, c.ap_host->name)) == AL_EXIT_OK) {
 		rc = AL_EXIT_LAB;
-		if (cli_cell_up(&c, &d, wait_s, false, &st) == 0)
-			rc = (require_all && st.nassoc < st.n) ? AL_EXIT_PARTIAL
-							       : AL_EXIT_OK;
+		if (cli_cell_up(&c, &d, wait_s, false, st) == 0)
+			rc = (require_all && st->nassoc < st->n)
+				 ? AL_EXIT_PARTIAL
+				 : AL_EXIT_OK;
 		dut_close(&d);
 	}
 	cell_free(&c);
+	free(st);
 	return rc;
 }
