@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../strategy/plan.h"
+#include "../lava/bench.h"
 #include "../lava/export.h"
 #include "../lava/job.h"
 #include "../lava/log.h"
@@ -37,41 +38,23 @@ static int server_from(const char *cmd, const char *url, const char *token,
 	return 0;
 }
 
-/* Stores each finished job; prints one line a job. 0 when every run is
- * complete, 3 when the worst is partial, 1 otherwise. */
+/* Stores each finished job (lava_jobs_store): 0 when every run is
+ * complete, 3 when the worst is partial, 4 otherwise. */
 static int store_jobs(const struct lava_server *s, const long *ids, size_t n,
 		      const char *results, const char *root)
 {
 	char commit[64];
-	int worst = 0;
 
 	proc_git_commit(root, commit, sizeof(commit));
-	for (size_t i = 0; i < n; i++) {
-		struct lava_stored st;
-		struct lava_job j;
-		struct al_err err;
-
-		if (lava_job_get(s, ids[i], &j, &err) < 0 ||
-		    lava_job_store(s, &j, results, commit, &st, &err) < 0) {
-			fprintf(stderr, "airlab lava results: %s\n", err.msg);
-			worst = AL_EXIT_LAB;
-			continue;
-		}
-		if (st.already)
-			printf("job %ld: already stored as %s (%s)\n", ids[i],
-			       st.run_id, st.status);
-		else
-			printf("job %ld: %s on %s %s, run %s in %s%s%s\n",
-			       ids[i], j.suite, j.variant, st.status, st.run_id,
-			       st.dir, st.reasons[0] ? ": " : "", st.reasons);
-		if (strcmp(st.status, "complete") != 0) {
-			if (strcmp(st.status, "partial") == 0 && worst == 0)
-				worst = AL_EXIT_PARTIAL;
-			else if (strcmp(st.status, "partial") != 0)
-				worst = AL_EXIT_LAB;
-		}
+	switch (lava_jobs_store(s, ids, n, results, commit, stdout)) {
+	case LAVA_ALL_COMPLETE:
+		return AL_EXIT_OK;
+	case LAVA_SOME_PARTIAL:
+		return AL_EXIT_PARTIAL;
+	case LAVA_SOME_FAILED:
+		break;
 	}
-	return worst;
+	return AL_EXIT_LAB;
 }
 
 static int lava_export(int argc, char **argv, struct cli_opts *o)
@@ -136,24 +119,18 @@ static int lava_export(int argc, char **argv, struct cli_opts *o)
 	return 0;
 }
 
-/* airlab lava bench-run PLAN SUITE VARIANT: a bench job's user command,
- * on the worker: the run as `airlab run` makes it (kept under
- * results/lava/bench, apart from the runs the store compares), then its
- * record and Flent file on stdout, which LAVA logs for `results`. */
-static int lava_bench_run(int argc, char **argv, struct cli_opts *o)
+/* airlab lava bench-run PLAN SUITE VARIANT (lava/bench.h): kept under
+ * results/lava/bench, apart from the runs the store compares. */
+static int bench_run(int argc, char **argv, struct cli_opts *o)
 {
 	const char *pos[3] = {NULL, NULL, NULL}, *out = NULL;
 	const struct cli_flag flags[] = {
 	    {"--out", &out, NULL,
 	     "RESULTS\tresults directory (default ROOT/results)"},
 	    {NULL}};
-	struct plan p; /* 18 kB */
-	const struct plan_suite *ps = NULL;
-	struct suite_params sp = {0};
-	struct cli_run_result res;
-	char rbuf[4200], path[4800];
+	char rbuf[4200];
+	struct run_result r;
 	struct al_err err;
-	bool known = false;
 	int rc = cli_parse("lava", argc, argv, o, flags, pos, 3);
 
 	if (rc >= 0)
@@ -161,63 +138,20 @@ static int lava_bench_run(int argc, char **argv, struct cli_opts *o)
 	if (!pos[2])
 		return cli_usage_error("lava bench-run",
 				       "which plan, suite and variant?");
-	if (plan_load(&p, pos[0], &err) < 0) {
-		fprintf(stderr, "airlab lava bench-run: %s\n", err.msg);
-		return AL_EXIT_USAGE;
-	}
-	for (int i = 0; i < p.nsuites; i++)
-		if (!strcmp(p.suites[i].name, pos[1]))
-			ps = &p.suites[i];
-	for (int i = 0; i < p.nvariants; i++)
-		known |= !strcmp(p.variants[i], pos[2]);
-	if (!ps || !known) {
-		fprintf(stderr, "airlab lava bench-run: %s has no %s '%s'\n",
-			p.path, ps ? "variant" : "suite", ps ? pos[2] : pos[1]);
-		return AL_EXIT_USAGE;
-	}
-	if (p.lab[0])
-		snprintf(o->lab, sizeof(o->lab), "%s", p.lab);
-	if (p.topology[0])
-		snprintf(o->topology, sizeof(o->topology), "%s", p.topology);
-	snprintf(o->variant, sizeof(o->variant), "%s", pos[2]);
-	sp.length_s = ps->length_s;
-	sp.streams = ps->streams;
 	if (!out) {
 		snprintf(rbuf, sizeof(rbuf), "%s/results/lava/bench", o->root);
 		out = rbuf;
 	}
-	if (path_mkdirs(out) < 0) {
-		fprintf(stderr, "airlab lava bench-run: %s: %s\n", out,
-			strerror(errno));
-		return AL_EXIT_LAB;
+	const struct lava_bench b = {
+	    pos[0],  pos[1],
+	    pos[2],  {o->lab, o->topology, o->variant, o->variant_dir},
+	    o->root, out,
+	    stdout};
+	if (lava_bench_run(&b, &r, &err) < 0) {
+		fprintf(stderr, "airlab lava bench-run: %s\n", err.msg);
+		return err.bad_input ? AL_EXIT_USAGE : AL_EXIT_LAB;
 	}
-	rc = cli_run_suite(o, ps->name, &sp, out, 120, &res);
-	snprintf(path, sizeof(path), "%s/run.json", res.dir);
-	if (res.dir[0]) {
-		json_t *rj = json_load_file(path, 0, NULL);
-		const char *keys[] = {"kernel", "hostapd", "wpa_supplicant"};
-		const char *fl =
-		    rj ? json_string_value(json_object_get(rj, "flent_file"))
-		       : NULL;
-
-		for (size_t i = 0; rj && i < 3; i++) {
-			const char *v =
-			    json_string_value(json_object_get(rj, keys[i]));
-
-			printf("AIRLAB-INFO %s %s\n", keys[i], v ? v : "");
-		}
-		if (lava_log_send_file(stdout, "record.json", path, &err) < 0)
-			fprintf(stderr, "airlab lava bench-run: %s\n", err.msg);
-		snprintf(path, sizeof(path), "%s/%s", res.dir, fl ? fl : "");
-		if (fl && lava_log_send_file(stdout, fl, path, &err) < 0)
-			fprintf(stderr, "airlab lava bench-run: %s\n", err.msg);
-		/* Sent: the record carries the verdict (partial, failed,
-		 * lab-failed); the job itself went as it should. */
-		if (rj && rc != 2)
-			rc = 0;
-		json_decref(rj);
-	}
-	return rc;
+	return AL_EXIT_OK;
 }
 
 static int lava_submit(int argc, char **argv, struct cli_opts *o)
@@ -346,7 +280,7 @@ int cmd_lava(int argc, char **argv, struct cli_opts *o)
 	if (!strcmp(argv[1], "results"))
 		return lava_results(argc - 1, argv + 1, o);
 	if (!strcmp(argv[1], "bench-run"))
-		return lava_bench_run(argc - 1, argv + 1, o);
+		return bench_run(argc - 1, argv + 1, o);
 	fprintf(stderr,
 		"airlab lava: unknown action '%s' (export, submit, results, "
 		"bench-run)\n",

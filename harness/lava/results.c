@@ -442,3 +442,38 @@ out:
 	json_decref(root);
 	return rc;
 }
+
+enum lava_worst lava_jobs_store(const struct lava_server *s, const long *ids,
+				size_t n, const char *results_dir,
+				const char *airlab_commit, FILE *out)
+{
+	enum lava_worst worst = LAVA_ALL_COMPLETE;
+
+	for (size_t i = 0; i < n; i++) {
+		struct lava_stored st;
+		struct lava_job j;
+		struct al_err err;
+
+		if (lava_job_get(s, ids[i], &j, &err) < 0 ||
+		    lava_job_store(s, &j, results_dir, airlab_commit, &st,
+				   &err) < 0) {
+			fprintf(stderr, "airlab lava results: %s\n", err.msg);
+			worst = LAVA_SOME_FAILED;
+			continue;
+		}
+		if (st.already)
+			fprintf(out, "job %ld: already stored as %s (%s)\n",
+				ids[i], st.run_id, st.status);
+		else
+			fprintf(out, "job %ld: %s on %s %s, run %s in %s%s%s\n",
+				ids[i], j.suite, j.variant, st.status,
+				st.run_id, st.dir, st.reasons[0] ? ": " : "",
+				st.reasons);
+		if (!strcmp(st.status, "partial") && worst < LAVA_SOME_PARTIAL)
+			worst = LAVA_SOME_PARTIAL;
+		else if (strcmp(st.status, "complete") &&
+			 strcmp(st.status, "partial"))
+			worst = LAVA_SOME_FAILED;
+	}
+	return worst;
+}

@@ -7,6 +7,7 @@
 #define AIRLAB_LAVA_RESULTS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 #include "../util/err.h"
@@ -43,5 +44,15 @@ struct lava_stored {
 int lava_job_store(const struct lava_server *s, const struct lava_job *j,
 		   const char *results_dir, const char *airlab_commit,
 		   struct lava_stored *out, struct al_err *err);
+
+/* The worst of a set of stored jobs. */
+enum lava_worst { LAVA_ALL_COMPLETE, LAVA_SOME_PARTIAL, LAVA_SOME_FAILED };
+
+/* Stores each finished job of ids (lava_job_get, lava_job_store), one
+ * line a job on out and a job that cannot be stored on stderr (the
+ * others are still stored). */
+enum lava_worst lava_jobs_store(const struct lava_server *s, const long *ids,
+				size_t n, const char *results_dir,
+				const char *airlab_commit, FILE *out);
 
 #endif

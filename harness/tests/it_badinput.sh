@@ -19,11 +19,16 @@ printf '{"id": "cut-run", "suite": "rrul", "status": "complete", "flent_file": "
 printf '\037\213\010\000' >"$w/res/cut-run/rrul-cut.flent.gz"
 "$AIRLAB" reindex --out "$w/res" >/dev/null 2>&1
 
-# bad CODE REGEX ARGS...: airlab ARGS exits CODE, says one line on stderr
-# matching REGEX (grep -E) and nothing on stdout.
+# bad CODE [--] REGEX ARGS...: airlab ARGS exits CODE, says one line on
+# stderr matching REGEX (grep -E) and nothing on stdout ("--" before a
+# REGEX that starts with "-").
 bad() {
 	local code=$1 re=$2 out err rc
 	shift 2
+	if [ "$re" = "--" ]; then
+		re=$1
+		shift
+	fi
 	out=$("$AIRLAB" "$@" 2>"$w/stderr")
 	rc=$?
 	err=$(cat "$w/stderr")
@@ -71,7 +76,7 @@ bad 2 -- "--cc" run rrul --cc 'no way'
 bad 2 "'notacc' is not a Linux TCP congestion control" run rrul --cc notacc
 bad 2 "cannot write results there" run rrul --out /proc/airlab-results
 bad 2 "unexpected 'extra'" run rrul extra
-bad 2 -- "--length=" run rrul --length=
+bad 2 -- "--length '' is not a positive number" run rrul --length=
 bad 2 -- "--wait 'x'" up --wait x
 bad 2 -- "--wait '0'" up --wait 0
 bad 2 "unexpected 'extra'" up extra
