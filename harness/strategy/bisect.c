@@ -348,7 +348,7 @@ static int measure(struct step *st, int runs)
 static int step_begin(struct step *st, const char *rev, struct al_err *err)
 {
 	struct bisect *b = st->b;
-	char id[64];
+	char base[64], id[64];
 
 	st->m = cmp_metric_known(jstr(b->root, "metric"), err);
 	if (!st->m)
@@ -357,10 +357,10 @@ static int step_begin(struct step *st, const char *rev, struct al_err *err)
 	git(b->src, st->sha, sizeof(st->sha), "rev-parse", rev, NULL, NULL);
 	git(b->src, st->subject, sizeof(st->subject), "log", "-1",
 	    "--format=%s", rev);
-	snprintf(id, sizeof(id), "%02d-%.12s", st->n, st->sha);
-	if (path_mkdir_unique(b->dir, id, id, sizeof(id), st->stepdir,
+	snprintf(base, sizeof(base), "%02d-%.12s", st->n, st->sha);
+	if (path_mkdir_unique(b->dir, base, id, sizeof(id), st->stepdir,
 			      sizeof(st->stepdir)) < 0)
-		return al_errf(err, "cannot create %s/%s: %s", b->dir, id,
+		return al_errf(err, "cannot create %s/%s: %s", b->dir, base,
 			       strerror(errno));
 	fprintf(stderr, "bisect: step %d (%s): %.12s %s\n", st->n, st->role,
 		st->sha, st->subject);
