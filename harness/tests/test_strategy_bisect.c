@@ -16,11 +16,11 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
-#include "../results/flent.h"
 #include "../results/store.h"
 #include "../strategy/bisect.h"
 #include "../util/path.h"
 #include "fixture_repo.h"
+#include "fixture_run.h"
 
 static char tmp[256];			   /* this test's directory */
 static char repo[PATH_MAX + 16];	   /* tmp/repo: three commits */
@@ -44,11 +44,9 @@ static void sh(const char *fmt, ...)
 static void run_dir(const char *name, int n, double v0, double v1, char *out,
 		    size_t len)
 {
-	char path[PATH_MAX + 300];
 	double t0 = 1700000000.5;
 	struct al_err err;
 	struct flent_file *f;
-	FILE *fp;
 	int ping;
 
 	snprintf(out, len, "%s/%s", tmp, name);
@@ -59,18 +57,7 @@ static void run_dir(const char *name, int n, double v0, double v1, char *out,
 	for (int i = 0; i < n; i++)
 		assert_int_equal(
 		    flent_raw(f, ping, t0 + 0.5 * i, i % 2 ? v1 : v0, NULL), 0);
-	snprintf(path, sizeof(path), "%s/x.flent.gz", out);
-	if (flent_write(f, path, &err) < 0)
-		fail_msg("%s", err.msg);
-	flent_free(f);
-	snprintf(path, sizeof(path), "%s/run.json", out);
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fprintf(fp,
-		"{\"id\": \"%s\", \"status\": \"complete\", "
-		"\"flent_file\": \"x.flent.gz\"}",
-		name);
-	fclose(fp);
+	fixture_run_write(out, f);
 }
 
 static json_t *dirs_of(const char *a, const char *b)
@@ -286,84 +273,95 @@ static void record_round_trip(void **state)
 	free(c);
 }
 
-/* rq is refused as bad input with a message containing want, and its
- * results directory is not made (unless made: the results are made
- * before the lab and topology are checked). */
-static void refused_made(struct bisect_request rq, const char *want, bool made)
+/* A request with one thing wrong, and what its refusal must say. Fields
+ * left 0 are request()'s. */
+struct refusal {
+	const char *repo, *good, *bad, *metric, *suite, *out_dir, *lab, *topo;
+	bool no_build;
+	int runs, max_runs;
+	double threshold;
+	const char *want;
+	bool made; /* the results directory is made before the lab is
+		    * checked */
+};
+
+#define OR(a, b) ((a) ? (a) : (b))
+
+/* The refusal of c's request: bad input, one line containing c->want,
+ * the results directory left unmade (unless c->made). */
+static void refused(const struct refusal *c)
 {
+	char dir[PATH_MAX + 32];
+	struct bisect_request rq = request(dir, sizeof(dir), "spec");
 	struct al_err err = {0};
-	json_t *spec = bisect_spec(&rq, &err);
+	json_t *spec;
 
-	if (spec)
-		fail_msg("taken, where '%s' was expected", want);
-	if (!err.bad_input || !strstr(err.msg, want) || strchr(err.msg, '\n'))
+	rq.repo = OR(c->repo, rq.repo);
+	rq.good = OR(c->good, rq.good);
+	rq.bad = OR(c->bad, rq.bad);
+	rq.metric = OR(c->metric, rq.metric);
+	rq.suite = OR(c->suite, rq.suite);
+	rq.out_dir = OR(c->out_dir, rq.out_dir);
+	rq.lab = OR(c->lab, rq.lab);
+	rq.topology = OR(c->topo, rq.topology);
+	rq.build = c->no_build ? NULL : rq.build;
+	rq.runs = OR(c->runs, rq.runs);
+	rq.max_runs = c->max_runs;
+	rq.threshold = c->threshold ? c->threshold : rq.threshold;
+	if ((spec = bisect_spec(&rq, &err)))
+		fail_msg("taken, where '%s' was expected", c->want);
+	if (!err.bad_input || !strstr(err.msg, c->want) ||
+	    strchr(err.msg, '\n'))
 		fail_msg("refused with '%s' (bad input %d), not '%s'", err.msg,
-			 err.bad_input, want);
-	if (!made && access(rq.out_dir, F_OK) == 0)
+			 err.bad_input, c->want);
+	if (!c->made && access(rq.out_dir, F_OK) == 0)
 		fail_msg("%s was made by a refused bisect", rq.out_dir);
-}
-
-static void refused(struct bisect_request rq, const char *want)
-{
-	refused_made(rq, want, false);
+	if (c->made)
+		sh("rmdir '%s'", rq.out_dir);
 }
 
 static void spec_refusals(void **state)
 {
 	char dir[PATH_MAX + 32], want[PATH_MAX + 64];
-	struct bisect_request rq = request(dir, sizeof(dir), "spec");
+	const struct refusal cases[] = {
+	    {.good = "nosuchrev", .want = want},
+	    /* A tree is not a commit. */
+	    {.bad = "HEAD^{tree}", .want = "no commit 'HEAD^{tree}' (--bad)"},
+	    /* A directory, not a repository. */
+	    {.repo = tmp, .want = "no commit 'HEAD~2' (--good)"},
+	    {.repo = "/nonexistent/repo",
+	     .want = "--repo /nonexistent/repo: No such file or directory"},
+	    {.metric = "jitter",
+	     .want = "unknown metric 'jitter' (known: latency goodput"},
+	    {.runs = 17, .want = "at most 16 runs a step"},
+	    {.max_runs = 17, .want = "at most 16 runs a step"},
+	    {.runs = 3,
+	     .max_runs = 2,
+	     .want = "--max-runs 2 is below --runs 3"},
+	    {.runs = -1, .want = "--runs -1"},
+	    {.threshold = 11,
+	     .want = "--threshold 11 is not a fraction from 0 to 10"},
+	    {.suite = "nosuch", .want = "unknown suite 'nosuch'"},
+	    {.no_build = true,
+	     .want = "give --repo, --good, --bad, --build and --metric"},
+	    {.out_dir = "/proc/nonexistent/results",
+	     .want = "results /proc/nonexistent/results: "},
+	    {.lab = "/nonexistent/lab.yaml",
+	     .want = "/nonexistent/lab.yaml: No such file or directory",
+	     .made = true},
+	    {.topo = "/nonexistent/topo.yaml",
+	     .want = "/nonexistent/topo.yaml: No such file or directory",
+	     .made = true},
+	};
+	struct bisect_request rq;
 	struct al_err err;
 	json_t *spec;
 
 	(void)state;
 	snprintf(want, sizeof(want), "%s: no commit 'nosuchrev' (--good)",
 		 repo);
-	rq.good = "nosuchrev";
-	refused(rq, want);
-	/* A tree is not a commit. */
-	rq = request(dir, sizeof(dir), "spec");
-	rq.bad = "HEAD^{tree}";
-	refused(rq, "no commit 'HEAD^{tree}' (--bad)");
-	rq = request(dir, sizeof(dir), "spec");
-	rq.repo = tmp; /* a directory, not a repository */
-	refused(rq, "no commit 'HEAD~2' (--good)");
-	rq = request(dir, sizeof(dir), "spec");
-	rq.repo = "/nonexistent/repo";
-	refused(rq, "--repo /nonexistent/repo: No such file or directory");
-	rq = request(dir, sizeof(dir), "spec");
-	rq.metric = "jitter";
-	refused(rq, "unknown metric 'jitter' (known: latency goodput");
-	rq = request(dir, sizeof(dir), "spec");
-	rq.runs = 17;
-	refused(rq, "at most 16 runs a step");
-	rq = request(dir, sizeof(dir), "spec");
-	rq.runs = 3;
-	rq.max_runs = 2;
-	refused(rq, "--max-runs 2 is below --runs 3");
-	rq = request(dir, sizeof(dir), "spec");
-	rq.runs = 0;
-	refused(rq, "--runs 0");
-	rq = request(dir, sizeof(dir), "spec");
-	rq.threshold = 11;
-	refused(rq, "--threshold 11 is not a fraction from 0 to 10");
-	rq = request(dir, sizeof(dir), "spec");
-	rq.suite = "nosuch";
-	refused(rq, "unknown suite 'nosuch'");
-	rq = request(dir, sizeof(dir), "spec");
-	rq.build = NULL;
-	refused(rq, "give --repo, --good, --bad, --build and --metric");
-	rq = request(dir, sizeof(dir), "spec");
-	rq.out_dir = "/proc/nonexistent/results";
-	refused(rq, "results /proc/nonexistent/results: ");
-	rq = request(dir, sizeof(dir), "spec");
-	rq.lab = "/nonexistent/lab.yaml";
-	refused_made(rq, "/nonexistent/lab.yaml: No such file or directory",
-		     true);
-	rq = request(dir, sizeof(dir), "spec");
-	rq.topology = "/nonexistent/topo.yaml";
-	refused_made(rq, "/nonexistent/topo.yaml: No such file or directory",
-		     true);
-	sh("rmdir '%s'", dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		refused(&cases[i]);
 
 	/* Taken: paths absolute, the metric's own threshold, max 2 x runs. */
 	rq = request(dir, sizeof(dir), "spec");
