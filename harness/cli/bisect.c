@@ -26,7 +26,9 @@ static void on_signal(int sig)
 /* airlab bisect-step STATEDIR: what `git bisect run` calls. */
 int cmd_bisect_step(int argc, char **argv, struct cli_opts *o)
 {
-	const struct bisect_env env = {o->root, o->variant_dir, stdout, NULL};
+	/* The lab and topology are the record's. */
+	const struct bisect_env env = {
+	    .root = o->root, .variant_dir = o->variant_dir, .show = stdout};
 	struct al_err err;
 	int rc;
 
@@ -96,10 +98,12 @@ static int parse_args(int argc, char **argv, struct cli_opts *o,
 	    (length && cli_seconds_arg("bisect", "--length", length, 1,
 				       &rq->length_s) < 0))
 		return AL_EXIT_USAGE;
-	rq->env =
-	    (struct bisect_env){o->root, o->variant_dir, stdout, &interrupted};
-	rq->lab = o->lab;
-	rq->topology = o->topology;
+	rq->env = (struct bisect_env){.lab = o->lab,
+				      .topology = o->topology,
+				      .root = o->root,
+				      .variant_dir = o->variant_dir,
+				      .show = stdout,
+				      .stop = &interrupted};
 	rq->repo = repo;
 	rq->good = good;
 	rq->bad = bad;

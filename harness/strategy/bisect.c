@@ -159,9 +159,9 @@ int bisect_verdict(json_t *base, json_t *dirs, const struct cmp_metric *m,
 	struct cmp_samples a = {0}, s = {0};
 	int verdict = -1;
 
+	bisect_pool(base, m, &a);
 	bisect_pool(dirs, m, &s);
 	if (base) {
-		bisect_pool(base, m, &a);
 		cmp_compare(&a, &s, m, threshold, 1, r);
 		verdict = bisect_decide(m, r, threshold);
 	} else {
@@ -241,9 +241,12 @@ static int build(struct step *st)
 
 static struct cell_paths step_cell(const struct step *st)
 {
-	return (struct cell_paths){jstr(st->b->root, "lab"),
-				   jstr(st->b->root, "topology"), st->variant,
-				   st->env->variant_dir};
+	const struct bisect_env *env = st->env;
+
+	return (struct cell_paths){
+	    env->lab ? env->lab : jstr(st->b->root, "lab"),
+	    env->topology ? env->topology : jstr(st->b->root, "topology"),
+	    st->variant, env->variant_dir};
 }
 
 /* A revision's cell, on the heap: too big for the stack. */
@@ -531,14 +534,14 @@ static int check_runs(const struct bisect_request *rq, int *max_runs,
 static int check_paths(const struct bisect_request *rq, char *res, char *lab,
 		       char *topo, struct al_err *err)
 {
+	const char *l = rq->env.lab, *t = rq->env.topology;
+
 	if ((mkdir(rq->out_dir, 0755) < 0 && errno != EEXIST) ||
 	    !realpath(rq->out_dir, res))
 		return al_err_input(err, "results %s: %s", rq->out_dir,
 				    strerror(errno));
-	if (!realpath(rq->lab, lab) || !realpath(rq->topology, topo))
-		return al_err_input(err, "%s: %s",
-				    realpath(rq->lab, lab) ? rq->topology
-							   : rq->lab,
+	if (!realpath(l, lab) || !realpath(t, topo))
+		return al_err_input(err, "%s: %s", realpath(l, lab) ? t : l,
 				    strerror(errno));
 	return 0;
 }

@@ -64,8 +64,10 @@ int bisect_decide(const struct cmp_metric *m, const struct cmp_result *r,
 int bisect_verdict(json_t *base, json_t *dirs, const struct cmp_metric *m,
 		   double threshold, struct cmp_result *r);
 
-/* Where the steps run, beside the record's lab and topology. */
+/* Where the steps run. */
 struct bisect_env {
+	/* The lab and topology files; NULL (bisect_step): the record's. */
+	const char *lab, *topology;
 	const char *root;	 /* the airlab tree, for its git commit */
 	const char *variant_dir; /* kernel/ */
 	FILE *show;		 /* station tables and run lines; NULL: quiet */
@@ -75,8 +77,7 @@ struct bisect_env {
 };
 
 struct bisect_request {
-	struct bisect_env env;
-	const char *lab, *topology;
+	struct bisect_env env;	       /* its lab and topology given */
 	const char *repo, *good, *bad; /* a git repository, two revisions */
 	const char *build;	       /* sh -c BUILD in the clone */
 	const char *metric;	       /* by name (compare.h) */

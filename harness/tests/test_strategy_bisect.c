@@ -102,9 +102,10 @@ static int teardown(void **state)
 static struct bisect_request request(char *dir, size_t len, const char *name)
 {
 	snprintf(dir, len, "%s/%s", tmp, name);
-	return (struct bisect_request){.env = {repo_root(), kdir, NULL, NULL},
-				       .lab = lab,
-				       .topology = topo,
+	return (struct bisect_request){.env = {.lab = lab,
+					       .topology = topo,
+					       .root = repo_root(),
+					       .variant_dir = kdir},
 				       .repo = repo,
 				       .good = "HEAD~2",
 				       .bad = "HEAD",
@@ -302,8 +303,8 @@ static void refused(const struct refusal *c)
 	rq.metric = OR(c->metric, rq.metric);
 	rq.suite = OR(c->suite, rq.suite);
 	rq.out_dir = OR(c->out_dir, rq.out_dir);
-	rq.lab = OR(c->lab, rq.lab);
-	rq.topology = OR(c->topo, rq.topology);
+	rq.env.lab = OR(c->lab, rq.env.lab);
+	rq.env.topology = OR(c->topo, rq.env.topology);
 	rq.build = c->no_build ? NULL : rq.build;
 	rq.runs = OR(c->runs, rq.runs);
 	rq.max_runs = c->max_runs;
@@ -507,7 +508,8 @@ static void run_good_build_fails(void **state)
 static void step_with(struct bisect *b, const char *cmd, size_t n,
 		      const char *why)
 {
-	const struct bisect_env env = {repo_root(), kdir, NULL, NULL};
+	const struct bisect_env env = {.root = repo_root(),
+				       .variant_dir = kdir};
 	struct al_err err = {0};
 	int rc;
 
@@ -568,7 +570,8 @@ static void steps_skip_without_a_variant(void **state)
  * (git bisect run gets above 127 and stops); no step directory made. */
 static void step_refusals(void **state)
 {
-	const struct bisect_env env = {repo_root(), kdir, NULL, NULL};
+	const struct bisect_env env = {.root = repo_root(),
+				       .variant_dir = kdir};
 	struct bisect *b = calloc(1, sizeof(*b));
 	char nowhere[PATH_MAX + 32], cmd[2 * PATH_MAX];
 	struct al_err err = {0};
