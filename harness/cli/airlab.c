@@ -315,20 +315,16 @@ int cli_series_write(const char *cmd, json_t *root, const char *file,
 		     const char *results)
 {
 	struct al_err err;
-	struct store *s;
+	int rc = store_series_write(root, file, results, &err);
 
-	if (json_write_atomic(root, file, 1, &err) < 0) {
+	if (rc < 0)
 		fprintf(stderr, "airlab %s: %s\n", cmd, err.msg);
-		return -1;
-	}
-	if (store_open(&s, results, &err) < 0 ||
-	    store_add_series(s, file, &err) < 0)
+	else if (rc > 0)
 		fprintf(stderr,
 			"airlab %s: %s (%s stays the record; `airlab "
 			"reindex` indexes it)\n",
 			cmd, err.msg, file);
-	store_close(s);
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 int cli_fail(const struct al_err *err)

@@ -47,17 +47,12 @@ int cli_threshold_arg(const char *cmd, const char *v, double *out)
 
 const struct cmp_metric *cli_metric_arg(const char *cmd, const char *name)
 {
-	const struct cmp_metric *m = cmp_metric_find(name), *all;
-	size_t n;
+	struct al_err err;
+	const struct cmp_metric *m = cmp_metric_known(name, &err);
 
-	if (m)
-		return m;
-	all = cmp_metrics(&n);
-	fprintf(stderr, "airlab %s: unknown metric '%s' (known:", cmd, name);
-	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, " %s", all[i].name);
-	fprintf(stderr, ")\n");
-	return NULL;
+	if (!m)
+		fprintf(stderr, "airlab %s: %s\n", cmd, err.msg);
+	return m;
 }
 
 int cmd_compare(int argc, char **argv, struct cli_opts *o)

@@ -33,6 +33,21 @@ const struct cmp_metric *cmp_metric_find(const char *name)
 	return NULL;
 }
 
+const struct cmp_metric *cmp_metric_known(const char *name, struct al_err *err)
+{
+	const struct cmp_metric *m = cmp_metric_find(name);
+	char known[256] = "";
+	size_t len = 0;
+
+	if (m)
+		return m;
+	for (size_t i = 0; i < NMETRICS && len < sizeof(known); i++)
+		len += (size_t)snprintf(known + len, sizeof(known) - len, " %s",
+					metrics[i].name);
+	al_err_input(err, "unknown metric '%s' (known:%s)", name, known);
+	return NULL;
+}
+
 const char *cmp_verdict_name(enum cmp_verdict v)
 {
 	switch (v) {

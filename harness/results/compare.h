@@ -38,6 +38,8 @@ struct cmp_metric {
 /* The metrics airlab compares, NULL-terminated by name. */
 const struct cmp_metric *cmp_metrics(size_t *n);
 const struct cmp_metric *cmp_metric_find(const char *name);
+/* The same, or NULL with err (bad input) naming the known ones. */
+const struct cmp_metric *cmp_metric_known(const char *name, struct al_err *err);
 
 /* The samples of metric m in run_dir's .flent.gz (the file run.json
  * names). Errors name the file and what is wrong with it. */

@@ -1,5 +1,6 @@
 #include "store.h"
 #include "flent.h"
+#include "../util/json_file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -426,6 +427,21 @@ out:
 int store_add_series(struct store *s, const char *file, struct al_err *err)
 {
 	return in_transaction(s, add_series, file, err);
+}
+
+int store_series_write(json_t *root, const char *file, const char *results_dir,
+		       struct al_err *err)
+{
+	struct store *s = NULL;
+	int rc = 0;
+
+	if (json_write_atomic(root, file, 1, err) < 0)
+		return -1;
+	if (store_open(&s, results_dir, err) < 0 ||
+	    store_add_series(s, file, err) < 0)
+		rc = 1;
+	store_close(s);
+	return rc;
 }
 
 /* Every results_dir/SUB/ * /NAME (sweeps/ * /sweep.json...). */

@@ -7,6 +7,7 @@
 #ifndef AIRLAB_RESULTS_STORE_H
 #define AIRLAB_RESULTS_STORE_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "../util/err.h"
@@ -26,6 +27,13 @@ int store_add_run(struct store *s, const char *run_dir, struct al_err *err);
  * "run_id", "variant", "x", "label", "outcome"}]}. A series already in the
  * store under that id is replaced. */
 int store_add_series(struct store *s, const char *file, struct al_err *err);
+
+/* A sweep's or bisect's record: root written to file atomically (the
+ * record), then indexed as a series in results_dir's store. -1 with err
+ * when the record could not be written; 1 with err when only the index
+ * could not be updated (the record stands, reindex rebuilds it); 0. */
+int store_series_write(json_t *root, const char *file, const char *results_dir,
+		       struct al_err *err);
 
 /* Rebuilds results_dir/airlab.db from every results_dir/ * /run.json (and the
  * series in sweeps/ * /sweep.json and bisect/ * /bisect.json): into

@@ -15,6 +15,7 @@
 
 #include "../results/compare.h"
 #include "../results/flent.h"
+#include "fixture_run.h"
 
 /* Seeded normal samples (Box-Muller on a small LCG), lognormal for
  * latency-like data; each sample leans on the one before, as samples of
@@ -170,17 +171,7 @@ static void load_window(void **state)
 				     FLENT_SUM, srcs, 2);
 	}
 	assert_true(sum >= 0);
-	snprintf(path, sizeof(path), "%s/x.flent.gz", dir);
-	if (flent_write(f, path, &err) < 0)
-		fail_msg("%s", err.msg);
-	flent_free(f);
-	snprintf(path, sizeof(path), "%s/run.json", dir);
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs("{\"id\": \"x\", \"status\": \"complete\", \"flent_file\": "
-	      "\"x.flent.gz\"}",
-	      fp);
-	fclose(fp);
+	fixture_run_write(dir, f);
 
 	assert_int_equal(cmp_load(dir, cmp_metric_find("latency"), &s, &err),
 			 0);
@@ -202,6 +193,7 @@ static void load_window(void **state)
 	assert_int_equal(s.n, 0);
 
 	/* A run without a Flent file: an error naming run.json. */
+	snprintf(path, sizeof(path), "%s/run.json", dir);
 	fp = fopen(path, "w");
 	fputs("{\"id\": \"x\", \"status\": \"failed\"}", fp);
 	fclose(fp);
