@@ -311,22 +311,6 @@ const char *cli_results_dir(const struct cli_opts *o, const char *value,
 	return buf;
 }
 
-int cli_series_write(const char *cmd, json_t *root, const char *file,
-		     const char *results)
-{
-	struct al_err err;
-	int rc = store_series_write(root, file, results, &err);
-
-	if (rc < 0)
-		fprintf(stderr, "airlab %s: %s\n", cmd, err.msg);
-	else if (rc > 0)
-		fprintf(stderr,
-			"airlab %s: %s (%s stays the record; `airlab "
-			"reindex` indexes it)\n",
-			cmd, err.msg, file);
-	return rc < 0 ? -1 : 0;
-}
-
 int cli_fail(const struct al_err *err)
 {
 	fprintf(stderr, "airlab: %s\n", err->msg);

@@ -94,25 +94,6 @@ int cli_parse_rest(const char *cmd, int argc, char **argv, struct cli_opts *o,
 /* The results directory: value when given, else ROOT/results. */
 const char *cli_results_dir(const struct cli_opts *o, const char *value,
 			    char *buf, size_t len);
-/* One suite run on the cell o names, what `airlab run` does after its
- * arguments: the cell brought up (reused when it already runs the
- * variant), the run written to out_dir (NULL: ROOT/results) and indexed.
- * Returns the exit status (AL_EXIT_OK complete, AL_EXIT_PARTIAL,
- * AL_EXIT_USAGE before anything started, AL_EXIT_LAB failed);
- * lab_failed says the lab, not the run, failed. */
-struct suite_params;
-struct cli_run_result {
-	char id[256], dir[4600];
-	int exit_code, lab_failed;
-	int stations, associated; /* when the cell came up */
-	char failure[1024];	  /* why the lab failed, "" otherwise */
-};
-int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
-		  const char *out_dir, int wait_s, struct cli_run_result *out);
-/* The exit status of a run_suite (strategy/run.h) that returned rc, its
- * error printed. */
-struct run_result;
-int cli_run_exit(int rc, const struct run_result *r, const struct al_err *err);
 /* --threshold: a relative change from 0 to 10 (0.05 = 5%); prints the
  * error for cmd and returns -1 otherwise. */
 int cli_threshold_arg(const char *cmd, const char *v, double *out);
@@ -120,13 +101,6 @@ int cli_threshold_arg(const char *cmd, const char *v, double *out);
  * with the known ones. */
 struct cmp_metric;
 const struct cmp_metric *cli_metric_arg(const char *cmd, const char *name);
-/* A sweep's or bisect's record: root written to file atomically (the
- * record), then indexed in results' store as a series; an index that
- * cannot be updated is reported, not fatal (reindex rebuilds it). -1
- * when the record itself could not be written (the error printed for
- * cmd). */
-int cli_series_write(const char *cmd, json_t *root, const char *file,
-		     const char *results);
 /* Reports an error line on stderr and returns the exit status:
  * AL_EXIT_USAGE for bad input (err->bad_input), else AL_EXIT_LAB. */
 int cli_fail(const struct al_err *err);

@@ -67,54 +67,33 @@ static int parse_args(int argc, char **argv, struct cli_opts *o,
 	return -1; /* go on */
 }
 
-int cli_run_exit(int rc, const struct run_result *r, const struct al_err *err)
-{
-	if (rc < 0) {
-		fprintf(stderr, "airlab run: %s\n", err->msg);
-		return err->bad_input ? AL_EXIT_USAGE : AL_EXIT_LAB;
-	}
-	return r->status == RUN_PARTIAL ? AL_EXIT_PARTIAL : AL_EXIT_OK;
-}
-
-int cli_run_suite(struct cli_opts *o, const char *suite, struct suite_params *p,
-		  const char *out_dir, int wait_s, struct cli_run_result *out)
-{
-	char results[4200];
-	struct run_request rq = {
-	    .cell = {o->lab, o->topology, o->variant, o->variant_dir},
-	    .root = o->root,
-	    .suite = suite,
-	    .params = *p,
-	    .out_dir = cli_results_dir(o, out_dir, results, sizeof(results)),
-	    .wait_s = wait_s,
-	    .show = stdout};
-	struct run_result r;
-	struct al_err err;
-	int rc = run_suite(&rq, &r, &err);
-
-	memset(out, 0, sizeof(*out));
-	out->exit_code = cli_run_exit(rc, &r, &err);
-	out->lab_failed = r.status == RUN_LAB_FAILED;
-	out->stations = r.stations;
-	out->associated = r.associated;
-	snprintf(out->id, sizeof(out->id), "%s", r.id);
-	snprintf(out->dir, sizeof(out->dir), "%s", r.dir);
-	snprintf(out->failure, sizeof(out->failure), "%s", r.failure);
-	if (r.dir[0])
-		printf("run %s: %s, results in %s\n", r.id,
-		       run_status_name(r.status), r.dir);
-	return out->exit_code;
-}
-
 int cmd_run(int argc, char **argv, struct cli_opts *o)
 {
 	struct run_args a = {.wait_s = 60};
-	struct cli_run_result r;
+	char results[4200];
+	struct run_result r;
+	struct al_err err;
 	int rc;
 
 	if ((rc = parse_args(argc, argv, o, &a)) >= 0)
 		return rc;
-	return cli_run_suite(o, a.suite, &a.p, a.out_dir, a.wait_s, &r);
+	const struct run_request rq = {
+	    .cell = {o->lab, o->topology, o->variant, o->variant_dir},
+	    .root = o->root,
+	    .suite = a.suite,
+	    .params = a.p,
+	    .out_dir = cli_results_dir(o, a.out_dir, results, sizeof(results)),
+	    .wait_s = a.wait_s,
+	    .show = stdout};
+	rc = run_suite(&rq, &r, &err);
+	if (rc < 0)
+		fprintf(stderr, "airlab run: %s\n", err.msg);
+	if (r.dir[0])
+		printf("run %s: %s, results in %s\n", r.id,
+		       run_status_name(r.status), r.dir);
+	if (rc < 0)
+		return err.bad_input ? AL_EXIT_USAGE : AL_EXIT_LAB;
+	return r.status == RUN_PARTIAL ? AL_EXIT_PARTIAL : AL_EXIT_OK;
 }
 
 int cmd_suites(int argc, char **argv, struct cli_opts *o)

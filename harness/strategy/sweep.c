@@ -594,21 +594,20 @@ static int write_record(struct sweep *sw, const char *status,
 {
 	char end[32];
 	struct al_err e2;
-	struct store *db;
+	int rc;
 
 	path_utc_stamp(end, sizeof(end));
 	json_object_set_new(sw->root_json, "status", json_string(status));
 	json_object_set_new(sw->root_json, "end", json_string(end));
-	if (json_write_atomic(sw->root_json, sw->file, 1, err) < 0)
-		return -1;
-	if (store_open(&db, sw->results, &e2) < 0 ||
-	    store_add_series(db, sw->file, &e2) < 0)
+	rc = store_series_write(sw->root_json, sw->file, sw->results, &e2);
+	if (rc > 0)
 		fprintf(stderr,
 			"sweep %s: %s (%s stays the record; `airlab reindex` "
 			"indexes it)\n",
 			sw->id, e2.msg, sw->file);
-	store_close(db);
-	return 0;
+	if (rc < 0)
+		*err = e2;
+	return rc < 0 ? -1 : 0;
 }
 
 static json_t *station_json(struct store *db, const char *run_id,
