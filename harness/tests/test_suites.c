@@ -8,10 +8,13 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../suites/run.h"
 #include "../suites/suites.h"
+#include "fixture_repo.h"
 
 static const char *const one[] = {"sta1"};
 static const char *const four[] = {"sta1", "sta2", "sta3", "sta4"};
@@ -371,6 +374,196 @@ static void collector_builds_series_and_marks_failures(void **state)
 	suite_plan_free(&plan);
 }
 
+/* ---- the golden expansion ------------------------------------------------
+ * Every suite's definition and its expansion for a few parameter sets, as
+ * text: harness/tests/data/suites/expansion.golden was written from the C
+ * tables the suite files replaced, so a suite file that changes what runs
+ * (a series name, a marking, a delay) fails here. After a deliberate
+ * change: AIRLAB_GOLDEN_WRITE=1 build/tests/test_suites rewrites it. */
+
+static const char *const three[] = {"sta1", "sta2", "sta3"};
+static const char *const five[] = {"sta1", "sta2", "sta3", "sta4", "sta5"};
+
+static const struct golden_params {
+	const char *name;
+	struct suite_params p;
+} golden_params[] = {
+    {"default, 1 station", {.stations = one, .n_stations = 1}},
+    {"--streams 4, 1 station",
+     {.stations = one, .n_stations = 1, .streams = 4}},
+    {"3 stations", {.stations = three, .n_stations = 3}},
+    {"--streams 5, 3 stations",
+     {.stations = three, .n_stations = 3, .streams = 5}},
+    /* More stations than rtt_fair has labels: they cycle. */
+    {"--length 10 --step 0.5 --cc bbr, 5 stations",
+     {.stations = five,
+      .n_stations = 5,
+      .length_s = 10,
+      .step_s = 0.5,
+      .cc = "bbr"}},
+};
+
+static const char *op_name(enum flent_op op)
+{
+	return op == FLENT_SUM ? "sum" : op == FLENT_AVG ? "avg" : "fairness";
+}
+
+static void dump_plan(FILE *out, const struct suite *s,
+		      const struct suite_plan *plan)
+{
+	char cmd[512];
+
+	fprintf(out,
+		"    plan length %g delay %g total %g step %g streams %u\n",
+		plan->length_s, plan->delay_s, plan->total_s, plan->step_s,
+		plan->streams);
+	for (size_t i = 0; i < plan->n_flows; i++) {
+		const struct suite_flow *f = &plan->flows[i];
+
+		assert_int_equal(suite_flow_command(plan, i, "10.0.0.1", 5201,
+						    5202, NULL, cmd,
+						    sizeof(cmd)),
+				 0);
+		fprintf(out, "    \"%s\" %s %s %s: %s\n", f->series,
+			suite_kind_name(f->kind), plan->stations[f->station],
+			f->marking, cmd);
+	}
+	/* What each computed series is made of (run.c's prefix match). */
+	for (size_t k = 0; k < s->n_computed; k++) {
+		const struct suite_computed *c = &s->computed[k];
+
+		fprintf(out, "    computed \"%s\" %s (%s) of", c->name,
+			op_name(c->op), c->units);
+		for (size_t i = 0; i < plan->n_flows; i++)
+			if (!strncmp(plan->flows[i].series, c->prefix,
+				     strlen(c->prefix)))
+				fprintf(out, " %s", plan->flows[i].id);
+		fprintf(out, "\n");
+	}
+}
+
+static void dump_suite(FILE *out, const struct suite *s)
+{
+	fprintf(out, "suite %s\n", s->name);
+	fprintf(out, "  description %s\n", s->description);
+	fprintf(out, "  flent %s, plot %s\n", s->flent_name, s->plot);
+	fprintf(out,
+		"  length %g s, delay %g s, step %u ms, streams %u (%s), "
+		"flags%s%s\n",
+		s->length_s, s->delay_s, s->step_ms, s->streams,
+		s->streams_param ? s->streams_param : "-",
+		s->flags & SUITE_FAIRNESS ? " fairness" : "",
+		s->flags & SUITE_STARTUP ? " startup" : "");
+	for (size_t k = 0; k < s->n_computed; k++)
+		fprintf(out, "  computed \"%s\" over \"%s\" %s %s\n",
+			s->computed[k].name, s->computed[k].prefix,
+			op_name(s->computed[k].op), s->computed[k].units);
+	for (size_t g = 0; g < sizeof(golden_params) / sizeof(golden_params[0]);
+	     g++) {
+		struct suite_plan plan;
+		struct al_err err;
+
+		fprintf(out, "  params %s\n", golden_params[g].name);
+		if (suite_expand(s, &golden_params[g].p, &plan, &err) < 0) {
+			fprintf(out, "    error%s: %s\n",
+				err.bad_input ? " (input)" : "", err.msg);
+			continue;
+		}
+		dump_plan(out, s, &plan);
+		suite_plan_free(&plan);
+	}
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct suite *const *)a)->name,
+		      (*(const struct suite *const *)b)->name);
+}
+
+/* The whole golden text for the suites suite_list() gives, by name (the
+ * order they are listed in is not what the golden holds). */
+static char *dump_all(void)
+{
+	char *buf = NULL;
+	size_t len = 0, n;
+	FILE *out = open_memstream(&buf, &len);
+	const struct suite *s = suite_list(&n);
+	const struct suite **sorted = calloc(n, sizeof(*sorted));
+
+	assert_non_null(out);
+	assert_non_null(sorted);
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = &s[i];
+	qsort(sorted, n, sizeof(*sorted), by_name);
+	fprintf(out, "# Written by harness/tests/test_suites.c "
+		     "(AIRLAB_GOLDEN_WRITE=1); do not edit by hand.\n");
+	for (size_t i = 0; i < n; i++)
+		dump_suite(out, sorted[i]);
+	free(sorted);
+	assert_int_equal(fclose(out), 0);
+	return buf;
+}
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long len;
+
+	if (!f)
+		fail_msg("%s: cannot open (AIRLAB_GOLDEN_WRITE=1 writes it)",
+			 path);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	assert_true(len >= 0);
+	rewind(f);
+	buf = malloc((size_t)len + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	buf[len] = 0;
+	fclose(f);
+	return buf;
+}
+
+static void expansion_matches_golden(void **state)
+{
+	(void)state;
+	char path[PATH_MAX];
+	char *got = dump_all(), *want;
+	const char *g, *w;
+	int line = 1;
+
+	data_path(path, sizeof(path), "suites/expansion.golden");
+	if (getenv("AIRLAB_GOLDEN_WRITE")) {
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		fputs(got, f);
+		assert_int_equal(fclose(f), 0);
+	}
+	want = read_all(path);
+	/* The first line that differs, both ways round. */
+	for (g = got, w = want; *g && *w; g++, w++) {
+		if (*g != *w)
+			break;
+		line += *g == '\n';
+	}
+	if (*g || *w) {
+		const char *gl = g, *wl = w;
+
+		while (gl > got && gl[-1] != '\n')
+			gl--;
+		while (wl > want && wl[-1] != '\n')
+			wl--;
+		fail_msg("%s:%d: the expansion differs:\n  want: %.*s\n  "
+			 "got:  %.*s",
+			 path, line, (int)strcspn(wl, "\n"), wl,
+			 (int)strcspn(gl, "\n"), gl);
+	}
+	free(got);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +574,7 @@ int main(void)
 	    cmocka_unit_test(streams_and_stations_expand),
 	    cmocka_unit_test(bad_parameters_are_refused),
 	    cmocka_unit_test(collector_builds_series_and_marks_failures),
+	    cmocka_unit_test(expansion_matches_golden),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
