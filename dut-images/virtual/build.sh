@@ -402,6 +402,9 @@ stage_userland() {
 	chmod 755 "$root/init"
 	cp "$HERE/airlab-lava-run" "$root/usr/bin/airlab-lava-run"
 	chmod 755 "$root/usr/bin/airlab-lava-run"
+	# The suites airlab-suite-local runs (it reads BIN/../share/airlab/suites).
+	mkdir -p "$root/usr/share/airlab/suites"
+	cp "$REPO"/suites/*.suite "$root/usr/share/airlab/suites/"
 	cp "$SSH_DIR/id_ed25519.pub" "$root/root/.ssh/authorized_keys"
 	chmod 600 "$root/root/.ssh/authorized_keys"
 	cp "$SSH_DIR/dropbear_ed25519_host_key" "$root/etc/dropbear/dropbear_ed25519_host_key"
@@ -426,7 +429,7 @@ inputs_hash() {
 		echo "series $series compress ${COMPRESS[*]}"
 		stat -c '%n %s %Y' "$deb" "$BB_DEB"
 		sha256sum "$HERE/build.sh" "$HERE/init" "$HERE/airlab-lava-run" "$SSH_DIR/id_ed25519.pub" \
-			"$SSH_DIR/dropbear_ed25519_host_key" "${HOST_FILES[@]}"
+			"$SSH_DIR/dropbear_ed25519_host_key" "${HOST_FILES[@]}" "$REPO"/suites/*.suite
 		[ -n "$GUEST_TOOLS" ] && sha256sum $GUEST_TOOLS
 		[ -n "$LIB_LIST" ] && sha256sum $LIB_LIST
 		[ -n "$TC_DATA" ] && (cd "$TC_DATA" && sha256sum ./*)

@@ -99,14 +99,22 @@ int cmd_run(int argc, char **argv, struct cli_opts *o)
 int cmd_suites(int argc, char **argv, struct cli_opts *o)
 {
 	size_t n;
-	const struct suite *s = suite_list(&n);
-
+	struct al_err err;
+	const struct suite *s;
 	int rc = cli_parse("suites", argc, argv, o, NULL, NULL, 0);
 
 	if (rc >= 0)
 		return rc;
+	if (!(s = suite_list(&n, &err))) {
+		fprintf(stderr, "airlab suites: %s\n", err.msg);
+		return AL_EXIT_USAGE;
+	}
+	/* The file each is read from; a user's that replaces the tree's
+	 * says so. */
 	for (size_t i = 0; i < n; i++)
-		printf("%-10s %5.0f s  %s\n", s[i].name, s[i].length_s,
-		       s[i].description);
+		printf("%-10s %5.0f s  %s  [%s%s%s]\n", s[i].name,
+		       s[i].length_s, s[i].description, s[i].path,
+		       s[i].overrides ? ", overrides " : "",
+		       s[i].overrides ? s[i].overrides : "");
 	return 0;
 }

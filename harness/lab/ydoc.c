@@ -221,6 +221,22 @@ yaml_node_t *ydoc_map_value(struct ydoc *d, yaml_node_t *map, int i)
 				      map->data.mapping.pairs.start[i].value);
 }
 
+int ydoc_seq_len(const yaml_node_t *seq)
+{
+	if (!seq || seq->type != YAML_SEQUENCE_NODE)
+		return 0;
+	return (int)(seq->data.sequence.items.top -
+		     seq->data.sequence.items.start);
+}
+
+yaml_node_t *ydoc_seq_item(struct ydoc *d, yaml_node_t *seq, int i)
+{
+	if (i < 0 || i >= ydoc_seq_len(seq))
+		return NULL;
+	return yaml_document_get_node(&d->doc,
+				      seq->data.sequence.items.start[i]);
+}
+
 const char *ydoc_scalar(const yaml_node_t *n)
 {
 	if (!n || n->type != YAML_SCALAR_NODE)

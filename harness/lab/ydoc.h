@@ -47,6 +47,10 @@ int ydoc_errf_line(const struct ydoc *d, int line, struct al_err *err,
 int ydoc_map_len(const yaml_node_t *map);
 yaml_node_t *ydoc_map_key(struct ydoc *d, yaml_node_t *map, int i);
 yaml_node_t *ydoc_map_value(struct ydoc *d, yaml_node_t *map, int i);
+/* List iteration: the number of items of a list node (0 for anything
+ * else) and its i-th item, NULL past the end. */
+int ydoc_seq_len(const yaml_node_t *seq);
+yaml_node_t *ydoc_seq_item(struct ydoc *d, yaml_node_t *seq, int i);
 /* A scalar key's text (NULL for non-scalar keys). */
 const char *ydoc_scalar(const yaml_node_t *n);
 

@@ -48,12 +48,16 @@ static int load_suite(struct plan *p, struct ydoc *d, yaml_node_t *n,
 	char num[64];
 	double v;
 	long st;
+	size_t nsuites;
 
 	s->line = ydoc_line(n);
 	if (ydoc_check_map(d, n, "suites item", suite_keys, 3, "keys", err) <
 		0 ||
 	    ydoc_get_str(d, n, "name", "suites item", 1, s->name,
 			 sizeof(s->name), err) < 0)
+		return -1;
+	/* A suite file that does not load says where itself. */
+	if (!suite_list(&nsuites, err))
 		return -1;
 	if (!suite_find(s->name, err))
 		return ydoc_errf(d, ydoc_get(d, n, "name", NULL), err, "%s",

@@ -1,10 +1,12 @@
 /* Test suites as data: which flows and probes run, marked how, started
- * when, for how long, and under which Flent series names. One table in
- * suites.c; suite_expand() turns a suite plus the command-line parameters
- * and the cell's stations into a concrete plan that suite_run() (run.h)
- * executes with airlab-agents. Where Flent has the test, names, markings,
- * probe set and the delay before bulk flows follow flent/tests/<name>.conf
- * so Flent's own plots of our files show the right thing. */
+ * when, for how long, and under which Flent series names. Each suite is a
+ * file, suites/NAME.suite (the format: suites/README.md), read at run time
+ * by suite_file.c; suite_expand() turns a suite plus the command-line
+ * parameters and the cell's stations into a concrete plan that
+ * suite_run() (run.h) executes with airlab-agents. Where Flent has the
+ * test, names, markings, probe set and the delay before bulk flows follow
+ * flent/tests/<name>.conf so Flent's own plots of our files show the right
+ * thing. */
 #ifndef AIRLAB_SUITES_H
 #define AIRLAB_SUITES_H
 
@@ -26,8 +28,8 @@ enum suite_scope {
 	SUITE_N_SPREAD, /* N copies (--streams), round-robin over stations */
 };
 
-/* One line of a suite definition. `series` is the Flent series name with
- * %i (copy number from 1), %h (station name), %l (label) and %p (ping
+/* One flow or probe of a suite definition. `series` is the Flent series name
+ * with %i (copy number from 1), %h (station name), %l (label) and %p (ping
  * label) expanded; labels/markings cycle over copies when given. */
 struct suite_item {
 	enum suite_kind kind;
@@ -54,6 +56,8 @@ struct suite_computed {
 #define SUITE_FAIRNESS 0x1 /* report Jain's index */
 #define SUITE_STARTUP  0x2 /* report flows that got going within 2 s */
 
+struct suite_mem; /* what a loaded suite's strings and lists live in */
+
 struct suite {
 	const char *name;
 	const char *description;
@@ -69,12 +73,40 @@ struct suite {
 	size_t n_items;
 	const struct suite_computed *computed;
 	size_t n_computed;
+	const char *path;      /* the file it was read from */
+	const char *overrides; /* the tree's file a user file replaces, NULL */
+	struct suite_mem *mem;
 };
 
-/* Every suite, in the order `airlab suites` lists them. */
-const struct suite *suite_list(size_t *n);
-/* By exact name; on a miss NULL and err lists the known names. */
+/* Every suite, by name: each NAME.suite file in the tree's suites
+ * directory, then in the user's (suite_dirs), where a file replaces the
+ * tree's of the same name. Read on the first call; a file that does not
+ * load is the error of this and every later call: NULL, and err says
+ * "path:line: what" on one line (bad input). */
+const struct suite *suite_list(size_t *n, struct al_err *err);
+/* By exact name; NULL with err when the files do not load (as
+ * suite_list) or no suite has the name (the known ones listed). err may be
+ * NULL. */
 const struct suite *suite_find(const char *name, struct al_err *err);
+/* Where suite_list reads. tree: $AIRLAB_ROOT/suites, else suites/ in the
+ * tree of this binary (BIN/../suites; BIN/../share/airlab/suites for an
+ * installed copy, as in the DUT image). user: $AIRLAB_SUITES (empty: no
+ * user directory), else $XDG_CONFIG_HOME/airlab/suites or
+ * ~/.config/airlab/suites; "" when that is not there. 0, or -1 with err. */
+int suite_dirs(char *tree, size_t tree_len, char *user, size_t user_len,
+	       struct al_err *err);
+/* Forgets what suite_list read (the next call reads the directories
+ * again) and frees it: the suites it gave are gone. */
+void suite_reload(void);
+
+/* Reads one suite from the text of a suite file; name is the suite's
+ * name, path names the file in errors ("path:line: what", bad input).
+ * s is filled on success only; suite_free releases it. */
+int suite_parse(struct suite *s, const char *name, const char *path,
+		const void *buf, size_t len, struct al_err *err);
+/* The same from the file at path, named after it (DIR/NAME.suite). */
+int suite_load_file(struct suite *s, const char *path, struct al_err *err);
+void suite_free(struct suite *s);
 
 /* Command-line knobs; 0 / NULL = the suite's default. */
 struct suite_params {

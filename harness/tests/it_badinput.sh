@@ -244,5 +244,25 @@ bad 2 "v-key.yaml:3: .*frob" --variant "$w/v-key.yaml" status
 bad 2 "v-ring.yaml:3: txring 'lots'" --variant "$w/v-ring.yaml" status
 bad 2 "v-name.yaml:1: variant 'v' does not match the file name" --variant "$w/v-name.yaml" status
 
+# -- suite files: a user's ($AIRLAB_SUITES) that does not load is refused ----
+# user_suite NAME FILE TEXT: $w/us-NAME/FILE.suite holds TEXT.
+user_suite() {
+	mkdir -p "$w/us-$1"
+	printf '%b' "$3" >"$w/us-$1/$2.suite"
+	echo "$w/us-$1"
+}
+head='description: mine\nflent: rrul\nplot: all_scaled\nlength: 60\n'
+u=$(user_suite key rrul "${head}lenght: 30\nflows:\n  - {kind: icmp, series: Ping (ms) ICMP}\n")
+AIRLAB_SUITES=$u bad 2 "us-key/rrul.suite:5: suite: unknown key 'lenght' \(known: description" run rrul
+u=$(user_suite kind mine "${head}flows:\n  - {kind: icmp, series: Ping (ms) ICMP}\n  - {kind: tcp, series: TCP}\n")
+AIRLAB_SUITES=$u bad 2 "us-kind/mine.suite:7: flows item: kind 'tcp' is not one of tcp-up, tcp-down, udp, icmp$" suites
+u=$(user_suite series mine "${head}flows:\n  - kind: tcp-up\n    bulk: true\n")
+AIRLAB_SUITES=$u bad 2 "us-series/mine.suite:6: flows item: 'series' is missing$" run ping
+u=$(user_suite flows mine "$head")
+AIRLAB_SUITES=$u bad 2 "us-flows/mine.suite:1: suite: 'flows' must be a list" nightly "$w/plan-ok.yaml" --out "$w/nres"
+u=$(user_suite alike mine "${head}flows:\n  - {kind: icmp, scope: each, series: Ping (ms) ICMP}\n")
+AIRLAB_SUITES=$u bad 2 "us-alike/mine.suite:6: .*scope each needs %h or %i" sweep --path path1 --from 0 --to 10 --step 5
+AIRLAB_SUITES=$w/no-suites bad 2 "^airlab suites: AIRLAB_SUITES=.*/no-suites: No such file or directory$" suites
+
 check "nothing was written under the results directory" test ! -e "$ROOT/results/.bad"
 finish

@@ -22,6 +22,8 @@ work=$(mktemp -d /tmp/airlab-it-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 # UBSan only reports and goes on unless told otherwise: make it a finding.
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:print_stacktrace=1
+# fuzz_plan looks its suites up: the tree's files, none of the user's.
+export AIRLAB_ROOT=$ROOT AIRLAB_SUITES=
 
 names=()
 if [ $# -gt 0 ]; then
@@ -104,6 +106,7 @@ seed_files fuzz_lab "$data"/lab/*.yaml
 seed_files fuzz_topology "$data"/topology/*.yaml
 seed_files fuzz_variant "$data"/kernel/*.yaml "$data"/kernel-list/*.yaml
 seed_files fuzz_plan lab/nightly-*.yaml
+seed_files fuzz_suite suites/*.suite "$data"/suites/*.suite
 
 seed fuzz_plan small.yaml <<'EOF'
 name: nightly-small
@@ -162,6 +165,47 @@ EOF
 printf '"\\\n' | seed fuzz_flent escape-newline.json
 seed fuzz_flent key-newline.json <<<'{"metadata": {"NAME": "x"}, "version": 1, "x_values": [1], "results": {"a\nb": []}, "raw_values": {}}'
 seed fuzz_flent v1.json <<<'{"metadata": {"NAME": "x"}, "version": 1, "x_values": [], "results": {}, "raw_values": {}}'
+
+# A suite file's keys and words (suites/README.md).
+dict fuzz_suite <<'EOF'
+"description: "
+"flent: "
+"plot: "
+"length: "
+"delay: "
+"step: "
+"streams: "
+"streams_param: "
+"report: [fairness, startup]"
+"flows:"
+"computed:"
+"- {kind: tcp-up, series: x, bulk: true}"
+"kind: "
+"scope: "
+"series: "
+"marking: "
+"labels: [a, b]"
+"markings: [CS0, EF]"
+"ping_labels: [p1, p2]"
+"bulk: "
+"interval_ms: "
+"- {name: s, prefix: x, op: sum, units: ms}"
+"tcp-up"
+"tcp-down"
+"udp"
+"icmp"
+"one"
+"each"
+"streams"
+"avg"
+"fairness"
+"%i"
+"%h"
+"%l"
+"%p"
+"%%"
+"AF41"
+EOF
 
 seed fuzz_agent_cmd session.txt <<'EOF'
 hello

@@ -152,8 +152,13 @@ int main(int argc, char **argv)
 
 		if (!strcmp(a, "--list")) {
 			size_t n;
-			const struct suite *s = suite_list(&n);
+			const struct suite *s = suite_list(&n, &err);
 
+			if (!s) {
+				fprintf(stderr, "airlab-suite-local: %s\n",
+					err.msg);
+				return 2;
+			}
 			for (size_t k = 0; k < n; k++)
 				printf("%-10s %s\n", s[k].name,
 				       s[k].description);
