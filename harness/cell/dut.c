@@ -28,27 +28,38 @@ static void bind_target(struct drv_target *t, const struct lab *lab,
 	t->binding = b;
 }
 
-/* A whole number of seconds from min to a day, a DUT setting on the host's
- * power binding; def when absent. */
-static int power_setting_int(const struct lab *lab, const struct lab_host *h,
-			     const char *key, int def, int min, int *out,
-			     struct al_err *err)
-{
-	char who[LAB_NAME_MAX + 8];
-	long v;
+#define STRINGIFY(x) #x
+#define TEXT_OF(x)   STRINGIFY(x)
 
-	snprintf(who, sizeof(who), "%s power", h->name);
-	if (lab_param_long(lab, who, &h->power, key, def, min, 86400, &v, err) <
-	    0)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
+const struct drv_setting power_dut_settings[] = {
+    {.name = "boot_timeout_s",
+     .type = DRV_INT,
+     .default_value = "120",
+     .min = 1,
+     .max = 86400,
+     DRV_FIELD(struct dut, boot_timeout_s)},
+    {.name = "ready_marker",
+     .type = DRV_TEXT,
+     .default_value = DUT_READY_MARKER,
+     DRV_FIELD(struct dut, ready_marker)},
+    {.name = "off_s",
+     .type = DRV_INT,
+     .default_value = TEXT_OF(DUT_OFF_S),
+     .min = 0,
+     .max = 86400,
+     DRV_FIELD(struct dut, off_s)},
+    {.name = "boot_attempts",
+     .type = DRV_INT,
+     .default_value = TEXT_OF(DUT_BOOT_ATTEMPTS),
+     .min = 1,
+     .max = 86400,
+     DRV_FIELD(struct dut, boot_attempts)},
+    {0},
+};
 
 static int open_host(struct dut *d, const struct lab *lab, const char *name,
 		     bool lock, struct al_err *err)
 {
-	const char *v;
 	struct stat st;
 
 	memset(d, 0, sizeof(*d));
@@ -75,15 +86,8 @@ static int open_host(struct dut *d, const struct lab *lab, const char *name,
 		 d->host->state_dir);
 	d->console_log_start =
 	    stat(d->console_log, &st) == 0 ? (long long)st.st_size : 0;
-	v = lab_param(&d->host->power, "ready_marker");
-	snprintf(d->ready_marker, sizeof(d->ready_marker), "%s",
-		 v && *v ? v : DUT_READY_MARKER);
-	if (power_setting_int(lab, d->host, "boot_timeout_s", 120, 1,
-			      &d->boot_timeout_s, err) < 0 ||
-	    power_setting_int(lab, d->host, "off_s", DUT_OFF_S, 0, &d->off_s,
-			      err) < 0 ||
-	    power_setting_int(lab, d->host, "boot_attempts", DUT_BOOT_ATTEMPTS,
-			      1, &d->boot_attempts, err) < 0)
+	/* The power driver only lets these through; they are the DUT's. */
+	if (drv_settings_fill(&d->power_t, power_dut_settings, d, err) < 0)
 		return -1;
 
 	/* A station host may have only a shell: no power driver. */

@@ -13,6 +13,8 @@
 #include "../lab/lab.h"
 #include "../util/err.h"
 
+struct drv_setting;
+
 /* What every driver instance is bound to. */
 struct drv_target {
 	const struct lab *lab;
@@ -29,6 +31,8 @@ struct power_ops {
 	int (*set)(struct power_dev *d, bool on, struct al_err *err);
 	int (*get)(struct power_dev *d, bool *on, struct al_err *err);
 	void (*close)(struct power_dev *d);
+	/* What the driver takes from its binding (drv_settings_read). */
+	const struct drv_setting *settings;
 };
 
 /* ---- flash: put a stack variant's image onto the DUT ---- */
@@ -62,6 +66,8 @@ struct flash_ops {
 	bool boots;
 	int (*flash)(const struct drv_target *t, const struct flash_image *img,
 		     const struct flash_env *env, struct al_err *err);
+	/* What the driver takes from its binding (drv_settings_read). */
+	const struct drv_setting *settings;
 };
 
 /* ---- console: a serial port ---- */
@@ -80,6 +86,8 @@ struct console_ops {
 	 * interactive console), or -1. */
 	int (*fd)(struct console_dev *d);
 	void (*close)(struct console_dev *d);
+	/* What the driver takes from its binding (drv_settings_read). */
+	const struct drv_setting *settings;
 };
 
 /* ---- shell: run a command on the host ---- */
@@ -113,6 +121,8 @@ struct shell_ops {
 		      shell_progress_fn progress, void *progress_ctx,
 		      struct al_err *err);
 	void (*close)(struct shell_dev *d);
+	/* What the driver takes from its binding (drv_settings_read). */
+	const struct drv_setting *settings;
 };
 
 /* ---- attenuator: set and read path loss per channel ---- */
@@ -126,6 +136,8 @@ struct atten_ops {
 	int (*get_db)(struct atten_dev *d, int channel, double *db,
 		      struct al_err *err);
 	void (*close)(struct atten_dev *d);
+	/* What the driver takes from its binding (drv_settings_read). */
+	const struct drv_setting *settings;
 };
 
 /* ---- ap: the cell's access point on its host ---- */
@@ -184,20 +196,87 @@ struct ap_ops {
 	 * malloc'd. */
 	int (*stations)(const struct drv_target *t, const struct ap_env *env,
 			int wait_s, char **rows, struct al_err *err);
+	/* What the driver takes from its binding (drv_settings_read). */
+	const struct drv_setting *settings;
 };
 
-/* Refuses a setting of t's binding that is none of known[0..n) with
- * "file:line: dut1 power (driver X): unknown setting 'k' (known: ...)".
- * A power binding also takes the DUT's own keys (power_dut_settings:
- * boot_timeout_s, ready_marker, off_s, boot_attempts), read by
- * cell/dut.c. */
-int drv_check_settings(const struct drv_target *t, const char *const *known,
-		       size_t n, struct al_err *err);
-/* A relay board's `port:` (the relay, 1 to 8), required. */
-int power_relay_port(const struct drv_target *t, long *port,
-		     struct al_err *err);
-extern const char *const power_dut_settings[];
-extern const size_t power_dut_nsettings;
+/* ---- settings: what a driver takes from its binding ----
+ * Each driver declares its settings in one table and reads them with
+ * drv_settings_read into a config struct of its own: a key the table does
+ * not list, a required one that is missing and a value of the wrong type
+ * or out of range are refused alike, as bad input, with the lab file's
+ * line. An empty value counts as absent. */
+enum drv_setting_type {
+	DRV_TEXT,   /* char[]: the text as it is */
+	DRV_LINE,   /* char[]: one line, no control characters */
+	DRV_PATH,   /* char[]: {state} and {images} expanded */
+	DRV_INT,    /* int from min to max; decimal, or hex with 0x */
+	DRV_DOUBLE, /* double from min to max */
+	DRV_BOOL,   /* bool: yes, no (true, false, on, off, 1, 0 also do) */
+	DRV_CHOICE, /* int: the value of the name given, one of choices */
+};
+struct drv_choice {
+	const char *name;
+	int value;
+};
+/* "on" 1, "off" 0: for a setting passed on as on or off. */
+extern const struct drv_choice drv_on_off[];
+/* A table is an array of these ending with a row whose name is NULL. */
+struct drv_setting {
+	const char *name;
+	enum drv_setting_type type;
+	/* Read as if the lab file said it; NULL: an absent setting leaves
+	 * the field as the caller set it (a default known only at run time,
+	 * or a mark for "not given"). */
+	const char *default_value;
+	double min, max;		  /* DRV_INT, DRV_DOUBLE */
+	bool required;			  /* then default_value is NULL */
+	const struct drv_choice *choices; /* DRV_CHOICE; ends with name NULL */
+	const char *what;    /* said when it is missing: "the relay, 1 to 8" */
+	size_t offset, size; /* the field: DRV_FIELD(struct conf, member) */
+};
+#define DRV_FIELD(conf, member)                                                \
+	.offset = offsetof(conf, member), .size = sizeof(((conf *)0)->member)
+
+/* A relay board's `port:` row: the relay, 1 to 8, required. */
+#define POWER_RELAY_PORT(conf, member)                                         \
+	{                                                                      \
+		.name = "port", .type = DRV_INT, .min = 1, .max = 8,           \
+		.required = true, .what = "the relay, 1 to 8",                 \
+		DRV_FIELD(conf, member)                                        \
+	}
+
+/* Checks t's binding against table and fills conf. Errors, one line:
+ *   FILE:LINE: dut1 power (driver X): unknown setting 'k' (known: ...)
+ *   FILE:LINE: dut1 power (driver X): setting k is missing (WHAT)
+ *   FILE:LINE: dut1 power (driver X): k 'v' is not a whole number from
+ *   1 to 8
+ * with the setting's line, or the binding's for a missing one. A power
+ * binding also takes the DUT's own keys (power_dut_settings) and an
+ * attenuator's its `paths`: the layer above the driver reads them. */
+int drv_settings_read(const struct drv_target *t,
+		      const struct drv_setting *table, void *conf,
+		      struct al_err *err);
+/* The same without refusing keys table does not list: for keys of a
+ * binding that are not its driver's (cell/dut.c). */
+int drv_settings_fill(const struct drv_target *t,
+		      const struct drv_setting *table, void *conf,
+		      struct al_err *err);
+/* Whether a table is sound: unique names, a field of its type's size, a
+ * range that is one, defaults that read and are in range, no default on
+ * a required setting. For the tests: a table is fixed at build time. */
+int drv_settings_table_check(const struct drv_setting *table,
+			     struct al_err *err);
+/* For a driver's own checks of what a table cannot say: the line of
+ * setting key, or of the binding when it is absent; and the error for
+ * its value, "FILE:LINE: dut1 ap (driver X): key 'v' WHY" (-1). */
+int drv_setting_line(const struct drv_target *t, const char *key);
+int drv_setting_invalid(const struct drv_target *t, const char *key,
+			const char *why, struct al_err *err);
+/* The DUT's keys on its host's power binding: boot_timeout_s,
+ * ready_marker, off_s, boot_attempts. Defined by cell/dut.c, which reads
+ * them into its struct dut. */
+extern const struct drv_setting power_dut_settings[];
 
 /* Registry lookups by `driver:` name; on a miss err lists the known
  * names of that kind. */

@@ -279,7 +279,8 @@ static void open_errors_name_the_setting(void **state)
 	     "medium, minicircuits-http, minicircuits-telnet, "
 	     "minicircuits-usb)"},
 	    {"    driver: medium\n", 7,
-	     "attenuator a1: setting host is missing"},
+	     "attenuator a1 (driver medium): setting host is missing (the lab "
+	     "host whose shell reaches airlab-medium)"},
 	    {"    driver: medium\n    host: dut9\n", 7,
 	     "attenuator a1: host 'dut9' is not a host of this lab"},
 	    {"    driver: medium\n    host: h\n    sock: /x\n", 10,

@@ -184,6 +184,8 @@ static int flash_setup(void **state)
 	snprintf(f->lab.image_dir, sizeof(f->lab.image_dir), "%s/images",
 		 f->dir);
 	snprintf(f->host.name, sizeof(f->host.name), "dut1");
+	snprintf(f->host.flash.driver, sizeof(f->host.flash.driver),
+		 "qemu-image");
 	snprintf(f->host.state_dir, sizeof(f->host.state_dir), "%s/state/dut1",
 		 f->dir);
 	f->t.lab = &f->lab;
@@ -313,7 +315,9 @@ static void flash_spare_radios(void **state)
 	img.variant = "fq_codel-6.1";
 	assert_int_equal(flash_qemu_image_ops.flash(&f->t, &img, NULL, &err),
 			 -1);
-	assert_non_null(strstr(err.msg, "lab.yaml:9: dut1: spare_radios '2x'"));
+	assert_non_null(strstr(err.msg, "lab.yaml:9: dut1 flash (driver "
+					"qemu-image): spare_radios '2x' is not "
+					"a whole number from 0 to 32"));
 	out = run_ok("cat '%s'/state/dut1/flash/variant", f->dir);
 	assert_string_equal(out, "stock-6.1\n");
 	free(out);
@@ -330,8 +334,9 @@ static void flash_spare_radios(void **state)
 	p->value = maybe;
 	assert_int_equal(flash_qemu_image_ops.flash(&f->t, &img, NULL, &err),
 			 -1);
-	assert_non_null(strstr(
-	    err.msg, "lab.yaml:9: dut1: hw_crypto 'maybe' is not on or"));
+	assert_non_null(strstr(err.msg, "lab.yaml:9: dut1 flash (driver "
+					"qemu-image): hw_crypto 'maybe' is not "
+					"one of on, off"));
 	f->host.flash.nparams = 0;
 }
 

@@ -449,8 +449,8 @@ static void bad_settings(void **state)
 	static const struct {
 		const char *extra, *says;
 	} cases[] = {
-	    {"      mode: rom\n", "t.yaml:17: dut1 flash: mode 'rom' is not "
-				  "ram or flash"},
+	    {"      mode: rom\n", "t.yaml:17: dut1 flash (driver uboot-tftp): "
+				  "mode 'rom' is not one of ram, flash"},
 	    {"      baudrate: 9600\n",
 	     "t.yaml:17: dut1 flash (driver uboot-tftp): unknown setting "
 	     "'baudrate'"},

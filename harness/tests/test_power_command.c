@@ -214,9 +214,9 @@ static void settings_checked(void **state)
 
 	(void)state;
 	assert_int_equal(open_power("      on: \"true\"\n", &d, &err), -1);
-	if (strncmp(err.msg, "t.yaml:", 7) ||
-	    !strstr(err.msg, "dut1 power: driver command needs both 'on' and "
-			     "'off'"))
+	if (strcmp(err.msg, "t.yaml:5: dut1 power (driver command): setting "
+			    "off is missing (the command template that "
+			    "switches the DUT off)"))
 		fail_msg("%s", err.msg);
 	assert_int_equal(open_power("      on: \"true\"\n      off: \"true\"\n"
 				    "      outlet: 3\n",
@@ -235,7 +235,8 @@ static void settings_checked(void **state)
 				    "      timeout_s: 0\n",
 				    &d, &err),
 			 -1);
-	assert_non_null(strstr(err.msg, "timeout_s '0'"));
+	assert_non_null(strstr(err.msg, "timeout_s '0' is not a whole number "
+					"from 1 to 3600"));
 }
 
 /* The DUT's own keys on the power binding: the driver takes them, the
@@ -269,8 +270,8 @@ static void dut_settings_on_power(void **state)
 	power_command_ops.close(d);
 	assert_int_equal(dut_open(&dut, &lab, "dut1", &err), -1);
 	dut_close(&dut);
-	if (!strstr(err.msg, "t.yaml:9: dut1 power: off_s 'soon' is not a "
-			     "whole number from 0 to 86400"))
+	if (!strstr(err.msg, "t.yaml:9: dut1 power (driver command): off_s "
+			     "'soon' is not a whole number from 0 to 86400"))
 		fail_msg("%s", err.msg);
 }
 

@@ -255,8 +255,10 @@ static void bad_settings_refused(void **state)
 	free(f->host.console.params[1].value);
 	f->host.console.params[1].value = strdup("fast");
 	assert_int_equal(console_serial_ops.open(&f->c, &f->t, &err), -1);
-	assert_non_null(
-	    strstr(err.msg, "lab/test.yaml:22: dut1 console: baud 'fast'"));
+	assert_non_null(strstr(err.msg,
+			       "lab/test.yaml:22: dut1 console (driver "
+			       "serial): baud 'fast' is not a whole "
+			       "number from 1 to 2147483647"));
 
 	snprintf(f->host.console.params[1].key,
 		 sizeof(f->host.console.params[1].key), "speed");
@@ -291,7 +293,8 @@ static void bad_line_settings_refused(void **state)
 				 -1);
 		assert_null(f->c);
 		snprintf(want, sizeof(want),
-			 "lab/test.yaml:23: dut1 console: %s", cases[i].says);
+			 "lab/test.yaml:23: dut1 console (driver serial): %s",
+			 cases[i].says);
 		if (!strstr(err.msg, want))
 			fail_msg("got '%s', want '%s'", err.msg, want);
 		free(f->host.console.params[2].value);

@@ -899,8 +899,9 @@ static void test_known_hosts_settings(void **state)
 	set(shell_of(lab), "known_hosts", file);
 	set(shell_of(lab), "host_key_policy", "tofu");
 	assert_int_equal(open_lab(lab, OPEN_TIMEOUT_MS, &d, &err), -1);
-	assert_contains(err.msg, "host_key_policy 'tofu' is none of strict, "
-				 "accept-new, accept-changed");
+	assert_contains(err.msg, "test-ssh.yaml:26: dut1 shell (driver ssh): "
+				 "host_key_policy 'tofu' is not one of "
+				 "strict, accept-new, accept-changed");
 	free_lab(lab);
 }
 

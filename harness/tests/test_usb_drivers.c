@@ -153,7 +153,8 @@ static void minicircuits_usb(void **state)
 	atten_close(&h);
 	assert_int_equal(open_atten("    timeout_ms: 0\n", &h, &err), -1);
 	assert_non_null(strstr(err.msg, "t.yaml:10:"));
-	assert_non_null(strstr(err.msg, "timeout_ms '0' is not 1 to 600000"));
+	assert_non_null(strstr(err.msg, "timeout_ms '0' is not a whole number "
+					"from 1 to 600000"));
 	atten_close(&h);
 	assert_int_equal(open_atten("    serial: 11912140001\n", &h, &err), -1);
 	assert_non_null(strstr(err.msg, "attenuator box (minicircuits-usb at "

@@ -25,9 +25,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const known[] = {"stop_command", "start_command", "bridge",
-				    "wired",	    "country",	     "hostapd",
-				    "state_dir",    "timeout_s"};
+static const struct drv_setting settings[] = {
+    {.name = "stop_command",
+     .type = DRV_LINE,
+     DRV_FIELD(struct ap_hostapd_settings, stop_command)},
+    {.name = "start_command",
+     .type = DRV_LINE,
+     DRV_FIELD(struct ap_hostapd_settings, start_command)},
+    {.name = "bridge",
+     .type = DRV_LINE,
+     DRV_FIELD(struct ap_hostapd_settings, bridge)},
+    {.name = "wired",
+     .type = DRV_LINE,
+     DRV_FIELD(struct ap_hostapd_settings, wired)},
+    {.name = "country",
+     .type = DRV_LINE,
+     DRV_FIELD(struct ap_hostapd_settings, country)},
+    {.name = "hostapd",
+     .type = DRV_LINE,
+     .default_value = "hostapd",
+     DRV_FIELD(struct ap_hostapd_settings, hostapd)},
+    {.name = "state_dir",
+     .type = DRV_LINE,
+     .default_value = AP_HOSTAPD_STATE_DIR,
+     DRV_FIELD(struct ap_hostapd_settings, state_dir)},
+    {.name = "timeout_s",
+     .type = DRV_INT,
+     .default_value = "30",
+     .min = 1,
+     .max = 3600,
+     DRV_FIELD(struct ap_hostapd_settings, timeout_s)},
+    {0},
+};
 
 /* An interface name as the kernel takes it (IFNAMSIZ, no blanks or /). */
 static int ifname_ok(const char *s)
@@ -55,88 +84,30 @@ static int state_dir_ok(const char *s)
 	return 1;
 }
 
-static int one_line(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 0;
-	return 1;
-}
-
-/* Copies setting key (or def) into out; file:line error when too long or
- * not one line. */
-static int setting(const struct drv_target *t, const char *key, const char *def,
-		   char *out, size_t len, struct al_err *err)
-{
-	const struct lab_param *p = lab_param_entry(t->binding, key);
-	const char *v = p ? p->value : def;
-
-	if (strlen(v) >= len || !one_line(v))
-		return al_err_input(
-		    err,
-		    "%s:%d: %s ap (driver hostapd): %s must be one "
-		    "line of at most %zu characters",
-		    t->lab->path, p ? p->line : t->binding->line, t->host->name,
-		    key, len - 1);
-	snprintf(out, len, "%s", v);
-	return 0;
-}
-
-static int bad_setting(const struct drv_target *t, const char *key,
-		       const char *why, struct al_err *err)
-{
-	const struct lab_param *p = lab_param_entry(t->binding, key);
-
-	return al_err_input(err, "%s:%d: %s ap (driver hostapd): %s '%s' %s",
-			    t->lab->path, p ? p->line : t->binding->line,
-			    t->host->name, key, p ? p->value : "", why);
-}
-
 int ap_hostapd_settings(const struct drv_target *t,
 			struct ap_hostapd_settings *s, struct al_err *err)
 {
-	char who[LAB_NAME_MAX + 8];
-	long timeout;
-
 	memset(s, 0, sizeof(*s));
-	snprintf(who, sizeof(who), "%s ap", t->host->name);
-	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
-			       err) < 0 ||
-	    setting(t, "state_dir", AP_HOSTAPD_STATE_DIR, s->state_dir,
-		    sizeof(s->state_dir), err) < 0 ||
-	    setting(t, "hostapd", "hostapd", s->hostapd, sizeof(s->hostapd),
-		    err) < 0 ||
-	    setting(t, "stop_command", "", s->stop_command,
-		    sizeof(s->stop_command), err) < 0 ||
-	    setting(t, "start_command", "", s->start_command,
-		    sizeof(s->start_command), err) < 0 ||
-	    setting(t, "bridge", "", s->bridge, sizeof(s->bridge), err) < 0 ||
-	    setting(t, "wired", "", s->wired, sizeof(s->wired), err) < 0 ||
-	    setting(t, "country", "", s->country, sizeof(s->country), err) <
-		0 ||
-	    lab_param_long(t->lab, who, t->binding, "timeout_s", 30, 1, 3600,
-			   &timeout, err) < 0)
+	if (drv_settings_read(t, settings, s, err) < 0)
 		return -1;
-	s->timeout_s = (int)timeout;
 	if (!state_dir_ok(s->state_dir))
-		return bad_setting(
+		return drv_setting_invalid(
 		    t, "state_dir",
 		    "must be an absolute path of [A-Za-z0-9/_.-] "
 		    "without '..' (airlab removes it on stop)",
 		    err);
-	if (!s->hostapd[0])
-		return bad_setting(t, "hostapd", "is empty", err);
 	if (s->bridge[0] && !ifname_ok(s->bridge))
-		return bad_setting(t, "bridge", "is not an interface name",
-				   err);
+		return drv_setting_invalid(t, "bridge",
+					   "is not an interface name", err);
 	if (s->wired[0] && !ifname_ok(s->wired))
-		return bad_setting(t, "wired", "is not an interface name", err);
+		return drv_setting_invalid(t, "wired",
+					   "is not an interface name", err);
 	if (s->country[0] &&
 	    (strlen(s->country) != 2 || s->country[0] < 'A' ||
 	     s->country[0] > 'Z' || s->country[1] < 'A' || s->country[1] > 'Z'))
-		return bad_setting(t, "country",
-				   "is not a two-letter ISO 3166 code (DE, US)",
-				   err);
+		return drv_setting_invalid(
+		    t, "country", "is not a two-letter ISO 3166 code (DE, US)",
+		    err);
 	return 0;
 }
 
@@ -493,4 +464,5 @@ const struct ap_ops ap_hostapd_ops = {
     .start = hostapd_start,
     .status = hostapd_status,
     .stop = hostapd_stop,
+    .settings = settings,
 };

@@ -15,7 +15,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const known[] = {"wired"};
+struct virtual_conf {
+	char wired[16];
+};
+
+static const struct drv_setting settings[] = {
+    {.name = "wired",
+     .type = DRV_LINE,
+     .default_value = "srv0",
+     DRV_FIELD(struct virtual_conf, wired)},
+    {0},
+};
 
 /* hostapd of the image: its control interface and interface (init). */
 #define VIRTUAL_STATUS                                                         \
@@ -30,11 +40,11 @@ static const char *const known[] = {"wired"};
 static int wired_of(const struct drv_target *t, char *out, size_t len,
 		    struct al_err *err)
 {
-	const char *w = lab_param(t->binding, "wired");
+	struct virtual_conf c;
 
-	if (drv_check_settings(t, known, 1, err) < 0)
+	if (drv_settings_read(t, settings, &c, err) < 0)
 		return -1;
-	snprintf(out, len, "%s", w && *w ? w : "srv0");
+	snprintf(out, len, "%s", c.wired);
 	return 0;
 }
 
@@ -129,4 +139,5 @@ const struct ap_ops ap_virtual_ops = {
     .status = virtual_status,
     .stop = virtual_stop,
     .stations = virtual_stations,
+    .settings = settings,
 };

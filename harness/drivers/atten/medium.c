@@ -31,18 +31,30 @@
 #define STDERR_KEEP	 512
 #define QUOTE_KEEP	 200 /* of a reply or stderr quoted in an error */
 
-static const char *const known_settings[] = {"host", "socket", "command",
-					     "paths"};
-
 struct atten_dev {
 	const struct lab *lab;
 	const struct lab_atten *atten;
+	char host_name[LAB_NAME_MAX];
 	const struct lab_host *host;
 	char socket[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char command[256];
 	struct drv_target shell_t;
 	const struct shell_ops *shell;
 	struct shell_dev *sh;
+};
+
+static const struct drv_setting settings[] = {
+    {.name = "host",
+     .required = true,
+     .what = "the lab host whose shell reaches airlab-medium",
+     DRV_FIELD(struct atten_dev, host_name)},
+    {.name = "socket",
+     .default_value = DEFAULT_SOCKET,
+     DRV_FIELD(struct atten_dev, socket)},
+    {.name = "command",
+     .default_value = DEFAULT_COMMAND,
+     DRV_FIELD(struct atten_dev, command)},
+    {0},
 };
 
 /* One line of text from its start to '\n' or the end. */
@@ -336,27 +348,22 @@ static void medium_close(struct atten_dev *d)
 	free(d);
 }
 
-/* A plain-character setting (it goes into a shell command); -1 when it
- * has other characters or does not fit out. */
-static int plain_setting(const struct drv_target *t, const char *name,
+/* A setting that goes into a shell command must be plain characters. */
+static int plain_setting(const struct atten_dev *d, const struct drv_target *t,
 			 const char *key, const char *v, bool absolute,
-			 char *out, size_t len, struct al_err *err)
+			 struct al_err *err)
 {
-	const struct lab_param *p = lab_param_entry(t->binding, key);
-
-	if (!*v || (absolute && v[0] != '/') || strlen(v) >= len ||
-	    strspn(v, PLAIN_CHARS) != strlen(v)) {
+	if ((absolute && v[0] != '/') || strspn(v, PLAIN_CHARS) != strlen(v)) {
 		al_err_input(err,
 			     "%s:%d: attenuator %s: %s '%.120s' must be %s of "
-			     "[A-Za-z0-9_./-], shorter than %zu bytes",
-			     t->lab->path, p ? p->line : t->binding->line, name,
-			     key, v, absolute ? "an absolute path" : "a path",
-			     len);
+			     "[A-Za-z0-9_./-]",
+			     t->lab->path, drv_setting_line(t, key),
+			     d->atten->name, key, v,
+			     absolute ? "an absolute path" : "a path");
 		if (err)
 			al_one_line(err->msg);
 		return -1;
 	}
-	memcpy(out, v, strlen(v) + 1);
 	return 0;
 }
 
@@ -364,36 +371,19 @@ static int plain_setting(const struct drv_target *t, const char *name,
 static int read_settings(struct atten_dev *d, const struct drv_target *t,
 			 struct al_err *err)
 {
-	const struct lab_binding *b = t->binding;
-	const char *host = lab_param(b, "host");
-	const char *sock = lab_param(b, "socket");
-	const char *command = lab_param(b, "command");
-
-	if (drv_check_settings(
-		t, known_settings,
-		sizeof(known_settings) / sizeof(known_settings[0]), err) < 0)
+	if (drv_settings_read(t, settings, d, err) < 0)
 		return -1;
-	if (!host)
-		return al_err_input(
-		    err,
-		    "%s:%d: attenuator %s: setting host is missing "
-		    "(the lab host whose shell reaches "
-		    "airlab-medium)",
-		    t->lab->path, b->line, d->atten->name);
-	d->host = lab_host_find(t->lab, host);
+	d->host = lab_host_find(t->lab, d->host_name);
 	if (!d->host)
 		return al_err_input(
 		    err,
 		    "%s:%d: attenuator %s: host '%.80s' is not a "
 		    "host of this lab",
-		    t->lab->path, b->line, d->atten->name, host);
-	if (plain_setting(t, d->atten->name, "socket",
-			  sock ? sock : DEFAULT_SOCKET, true, d->socket,
-			  sizeof(d->socket), err) < 0)
+		    t->lab->path, t->binding->line, d->atten->name,
+		    d->host_name);
+	if (plain_setting(d, t, "socket", d->socket, true, err) < 0)
 		return -1;
-	return plain_setting(t, d->atten->name, "command",
-			     command ? command : DEFAULT_COMMAND, false,
-			     d->command, sizeof(d->command), err);
+	return plain_setting(d, t, "command", d->command, false, err);
 }
 
 static int medium_open(struct atten_dev **out, const struct drv_target *t,
@@ -453,4 +443,5 @@ const struct atten_ops atten_medium_ops = {
     .set_db = medium_set_db,
     .get_db = medium_get_db,
     .close = medium_close,
+    .settings = settings,
 };

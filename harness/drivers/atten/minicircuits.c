@@ -14,8 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_TIMEOUT_MS 3000
-
 /* The families airlab knows: channels and the step they set in. */
 static const struct {
 	const char *family;
@@ -282,30 +280,37 @@ void mc_close(struct atten_dev *d)
 	free(d);
 }
 
+struct mc_tcp_conf {
+	char address[256];
+	int timeout_ms;
+};
+
+const struct drv_setting mc_tcp_settings[] = {
+    {.name = "address",
+     .required = true,
+     .what = "HOST or HOST:PORT of the attenuator",
+     DRV_FIELD(struct mc_tcp_conf, address)},
+    {.name = "timeout_ms",
+     .type = DRV_INT,
+     .default_value = "3000",
+     .min = 1,
+     .max = 600000,
+     DRV_FIELD(struct mc_tcp_conf, timeout_ms)},
+    {0},
+};
+
 int mc_settings(const struct drv_target *t, const char *driver, int def_port,
 		char *host, size_t hlen, int *port, int *timeout_ms,
 		struct al_err *err)
 {
-	const struct lab_binding *b = t->binding;
-	const char *addr = lab_param(b, "address");
-	const char *tmo = lab_param(b, "timeout_ms");
-	const struct lab_atten *a = atten_of_binding(t->lab, b);
+	const struct lab_atten *a = atten_of_binding(t->lab, t->binding);
 	const char *name = a ? a->name : "?", *colon;
+	struct mc_tcp_conf c;
 	char *end;
 
-	static const char *const known[] = {"address", "timeout_ms", "paths"};
-
-	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
-			       err) < 0)
+	if (drv_settings_read(t, mc_tcp_settings, &c, err) < 0)
 		return -1;
-	if (!addr || !*addr)
-		return al_err_input(
-		    err,
-		    "%s:%d: attenuator %s (%s): setting address is "
-		    "missing (HOST "
-		    "or HOST:PORT of the attenuator)",
-		    t->lab->path, b->line, name, driver);
-	colon = strrchr(addr, ':');
+	colon = strrchr(c.address, ':');
 	*port = def_port;
 	if (colon) {
 		long p = strtol(colon + 1, &end, 10);
@@ -315,33 +320,20 @@ int mc_settings(const struct drv_target *t, const char *driver, int def_port,
 			    err,
 			    "%s:%d: attenuator %s (%s): address '%.80s': bad "
 			    "port",
-			    t->lab->path, lab_param_entry(b, "address")->line,
-			    name, driver, addr);
+			    t->lab->path, drv_setting_line(t, "address"), name,
+			    driver, c.address);
 		*port = (int)p;
 	}
 	if ((size_t)snprintf(host, hlen, "%.*s",
-			     colon ? (int)(colon - addr) : (int)strlen(addr),
-			     addr) >= hlen ||
+			     colon ? (int)(colon - c.address)
+				   : (int)strlen(c.address),
+			     c.address) >= hlen ||
 	    !*host)
 		return al_err_input(
 		    err, "%s:%d: attenuator %s (%s): address '%.80s': bad host",
-		    t->lab->path, lab_param_entry(b, "address")->line, name,
-		    driver, addr);
-	*timeout_ms = DEFAULT_TIMEOUT_MS;
-	if (tmo) {
-		long v = strtol(tmo, &end, 10);
-
-		if (end == tmo || *end || v < 1 || v > 600000)
-			return al_err_input(
-			    err,
-			    "%s:%d: attenuator %s (%s): timeout_ms "
-			    "'%.40s' is not 1 "
-			    "to 600000",
-			    t->lab->path,
-			    lab_param_entry(b, "timeout_ms")->line, name,
-			    driver, tmo);
-		*timeout_ms = (int)v;
-	}
+		    t->lab->path, drv_setting_line(t, "address"), name, driver,
+		    c.address);
+	*timeout_ms = c.timeout_ms;
 	return 0;
 }
 

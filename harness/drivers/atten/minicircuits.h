@@ -60,6 +60,7 @@ void mc_close(struct atten_dev *d);
 
 /* Settings both transports read: address (host or host:port), timeout_ms;
  * anything else but paths is refused with file:line. */
+extern const struct drv_setting mc_tcp_settings[];
 int mc_settings(const struct drv_target *t, const char *driver, int def_port,
 		char *host, size_t hlen, int *port, int *timeout_ms,
 		struct al_err *err);

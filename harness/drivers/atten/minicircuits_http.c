@@ -99,4 +99,4 @@ static int http_open(struct atten_dev **out, const struct drv_target *t,
 }
 
 const struct atten_ops atten_minicircuits_http_ops = {
-    DRIVER, http_open, mc_set_db, mc_get_db, mc_close};
+    DRIVER, http_open, mc_set_db, mc_get_db, mc_close, mc_tcp_settings};

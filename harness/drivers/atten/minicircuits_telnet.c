@@ -130,4 +130,4 @@ static int telnet_open(struct atten_dev **out, const struct drv_target *t,
 }
 
 const struct atten_ops atten_minicircuits_telnet_ops = {
-    DRIVER, telnet_open, mc_set_db, mc_get_db, mc_close};
+    DRIVER, telnet_open, mc_set_db, mc_get_db, mc_close, mc_tcp_settings};

@@ -271,42 +271,38 @@ static int find_box(struct mc_link *l, const char *device, const char *want,
 		       len ? seen : "none", why[0] ? "; " : "", why);
 }
 
+struct usb_conf {
+	char serial[64];
+	int timeout_ms;
+};
+
+static const struct drv_setting settings[] = {
+    {.name = "serial", DRV_FIELD(struct usb_conf, serial)},
+    {.name = "timeout_ms",
+     .type = DRV_INT,
+     .default_value = "3000",
+     .min = 1,
+     .max = 600000,
+     DRV_FIELD(struct usb_conf, timeout_ms)},
+    {0},
+};
+
 static int usb_open(struct atten_dev **out, const struct drv_target *t,
 		    struct al_err *err)
 {
-	static const char *const known[] = {"serial", "timeout_ms", "paths"};
-	const struct lab_binding *b = t->binding;
-	const struct lab_atten *a = atten_of_binding(t->lab, b);
+	const struct lab_atten *a = atten_of_binding(t->lab, t->binding);
 	const char *name = a ? a->name : "?";
-	const char *want = lab_param(b, "serial");
-	const char *tmo = lab_param(b, "timeout_ms");
+	struct usb_conf c;
 	struct mc_link *l;
 	int rc;
 
 	*out = NULL;
-	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
-			       err) < 0)
+	if (drv_settings_read(t, settings, &c, err) < 0)
 		return -1;
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return al_errf(err, "%s: out of memory", DRIVER);
-	l->timeout_ms = 3000;
-	if (tmo) {
-		char *end;
-		long v = strtol(tmo, &end, 10);
-
-		if (end == tmo || *end || v < 1 || v > 600000) {
-			free(l);
-			return al_err_input(
-			    err,
-			    "%s:%d: attenuator %s (%s): timeout_ms "
-			    "'%.40s' is not 1 to 600000",
-			    t->lab->path,
-			    lab_param_entry(b, "timeout_ms")->line, name,
-			    DRIVER, tmo);
-		}
-		l->timeout_ms = (int)v;
-	}
+	l->timeout_ms = c.timeout_ms;
 	rc = libusb_init(&l->ctx);
 	if (rc < 0) {
 		l->ctx = NULL;
@@ -314,7 +310,7 @@ static int usb_open(struct atten_dev **out, const struct drv_target *t,
 		return al_errf(err, "attenuator %s (%s): libusb_init: %s", name,
 			       DRIVER, libusb_strerror(rc));
 	}
-	if (find_box(l, name, want && *want ? want : NULL, err) < 0) {
+	if (find_box(l, name, c.serial[0] ? c.serial : NULL, err) < 0) {
 		usb_close(l);
 		return -1;
 	}
@@ -322,4 +318,4 @@ static int usb_open(struct atten_dev **out, const struct drv_target *t,
 }
 
 const struct atten_ops atten_minicircuits_usb_ops = {
-    DRIVER, usb_open, mc_set_db, mc_get_db, mc_close};
+    DRIVER, usb_open, mc_set_db, mc_get_db, mc_close, settings};

@@ -29,19 +29,62 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_BAUD	 115200
 #define WRITE_TIMEOUT_MS 5000
 /* Linux: Unix98 pty slaves use majors 136..143. */
 #define PTY_SLAVE_MAJOR_FIRST 136
 #define PTY_SLAVE_MAJOR_LAST  143
 
-/* The line as the lab file asks for it. */
+/* The port and its line as the lab file asks for them. */
 struct line_conf {
+	char port[PATH_MAX]; /* expanded */
 	int baud;
 	int data_bits;
 	int stop_bits;
-	enum sp_parity parity;
-	enum sp_flowcontrol flow;
+	int parity; /* enum sp_parity */
+	int flow;   /* enum sp_flowcontrol */
+};
+
+static const struct drv_setting settings[] = {
+    {.name = "port",
+     .type = DRV_PATH,
+     .required = true,
+     .what = "the serial port's device",
+     DRV_FIELD(struct line_conf, port)},
+    {.name = "baud",
+     .type = DRV_INT,
+     .default_value = "115200",
+     .min = 1,
+     .max = INT32_MAX,
+     DRV_FIELD(struct line_conf, baud)},
+    {.name = "data_bits",
+     .type = DRV_CHOICE,
+     .default_value = "8",
+     .choices =
+	 (const struct drv_choice[]){
+	     {"5", 5}, {"6", 6}, {"7", 7}, {"8", 8}, {0}},
+     DRV_FIELD(struct line_conf, data_bits)},
+    {.name = "parity",
+     .type = DRV_CHOICE,
+     .default_value = "none",
+     .choices = (const struct drv_choice[]){{"none", SP_PARITY_NONE},
+					    {"odd", SP_PARITY_ODD},
+					    {"even", SP_PARITY_EVEN},
+					    {0}},
+     DRV_FIELD(struct line_conf, parity)},
+    {.name = "stop_bits",
+     .type = DRV_CHOICE,
+     .default_value = "1",
+     .choices = (const struct drv_choice[]){{"1", 1}, {"2", 2}, {0}},
+     DRV_FIELD(struct line_conf, stop_bits)},
+    {.name = "flow_control",
+     .type = DRV_CHOICE,
+     .default_value = "none",
+     .choices = (const struct drv_choice[]){{"none", SP_FLOWCONTROL_NONE},
+					    {"rtscts", SP_FLOWCONTROL_RTSCTS},
+					    {"xonxoff", SP_FLOWCONTROL_XONXOFF},
+					    {0}},
+     DRV_FIELD(struct line_conf, flow)},
+    {0},
 };
 
 struct console_dev {
@@ -144,11 +187,11 @@ static int open_libserialport(struct console_dev *d, const struct line_conf *c,
 		return sp_fail(d, "set baud rate", err);
 	if (sp_set_bits(d->sp, c->data_bits) != SP_OK)
 		return sp_fail(d, "set data bits", err);
-	if (sp_set_parity(d->sp, c->parity) != SP_OK)
+	if (sp_set_parity(d->sp, (enum sp_parity)c->parity) != SP_OK)
 		return sp_fail(d, "set parity", err);
 	if (sp_set_stopbits(d->sp, c->stop_bits) != SP_OK)
 		return sp_fail(d, "set stop bits", err);
-	if (sp_set_flowcontrol(d->sp, c->flow) != SP_OK)
+	if (sp_set_flowcontrol(d->sp, (enum sp_flowcontrol)c->flow) != SP_OK)
 		return sp_fail(d, "set flow control", err);
 	if (sp_get_port_handle(d->sp, &d->fd) != SP_OK)
 		return sp_fail(d, "get port handle", err);
@@ -250,114 +293,21 @@ static void serial_close(struct console_dev *d)
 	free(d);
 }
 
-/* One of names[] (index into values[]), or a file:line error. */
-static int setting_choice(const struct drv_target *t, const char *key,
-			  const char *const *names, const int *values, size_t n,
-			  int def, int *out, struct al_err *err)
-{
-	const struct lab_param *p = lab_param_entry(t->binding, key);
-	char known[128] = "";
-	size_t len = 0;
-
-	*out = def;
-	if (!p)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(p->value, names[i]) == 0) {
-			*out = values[i];
-			return 0;
-		}
-		len += (size_t)snprintf(known + len, sizeof(known) - len,
-					"%s%s", i ? ", " : "", names[i]);
-		if (len >= sizeof(known))
-			len = sizeof(known) - 1;
-	}
-	return al_err_input(err, "%s:%d: %s console: %s '%s' is not one of %s",
-			    t->lab->path, p->line, t->host->name, key, p->value,
-			    known);
-}
-
-static int line_conf_parse(const struct drv_target *t, struct line_conf *c,
-			   struct al_err *err)
-{
-	static const char *const known[] = {
-	    "port", "baud", "data_bits", "parity", "stop_bits", "flow_control"};
-	static const char *const bits_names[] = {"5", "6", "7", "8"};
-	static const int bits_values[] = {5, 6, 7, 8};
-	static const char *const parity_names[] = {"none", "odd", "even"};
-	static const int parity_values[] = {SP_PARITY_NONE, SP_PARITY_ODD,
-					    SP_PARITY_EVEN};
-	static const char *const stop_names[] = {"1", "2"};
-	static const int stop_values[] = {1, 2};
-	static const char *const flow_names[] = {"none", "rtscts", "xonxoff"};
-	static const int flow_values[] = {
-	    SP_FLOWCONTROL_NONE, SP_FLOWCONTROL_RTSCTS, SP_FLOWCONTROL_XONXOFF};
-	const struct lab_param *baud = lab_param_entry(t->binding, "baud");
-	int parity, flow;
-
-	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
-			       err) < 0)
-		return -1;
-	c->baud = DEFAULT_BAUD;
-	if (baud) {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = strtol(baud->value, &end, 10);
-		if (errno || end == baud->value || *end || v <= 0 ||
-		    v > INT32_MAX)
-			return al_err_input(
-			    err,
-			    "%s:%d: %s console: baud '%s' is not a "
-			    "positive number",
-			    t->lab->path, baud->line, t->host->name,
-			    baud->value);
-		c->baud = (int)v;
-	}
-	if (setting_choice(t, "data_bits", bits_names, bits_values, 4, 8,
-			   &c->data_bits, err) < 0 ||
-	    setting_choice(t, "parity", parity_names, parity_values, 3,
-			   SP_PARITY_NONE, &parity, err) < 0 ||
-	    setting_choice(t, "stop_bits", stop_names, stop_values, 2, 1,
-			   &c->stop_bits, err) < 0 ||
-	    setting_choice(t, "flow_control", flow_names, flow_values, 3,
-			   SP_FLOWCONTROL_NONE, &flow, err) < 0)
-		return -1;
-	c->parity = (enum sp_parity)parity;
-	c->flow = (enum sp_flowcontrol)flow;
-	return 0;
-}
-
 static int serial_open(struct console_dev **out, const struct drv_target *t,
 		       struct al_err *err)
 {
 	const char *dev = t->host->name;
-	const char *port = lab_param(t->binding, "port");
 	struct console_dev *d;
 	struct line_conf conf;
 
 	*out = NULL;
-	if (line_conf_parse(t, &conf, err) < 0)
+	if (drv_settings_read(t, settings, &conf, err) < 0)
 		return -1;
-	if (!port)
-		return al_err_input(
-		    err, "%s:%d: %s: console setting port is missing",
-		    t->lab->path, t->binding->line, dev);
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return al_errf(err, "%s: out of memory", dev);
 	d->fd = -1;
-	if (lab_expand(t->lab, t->host, port, d->port, sizeof(d->port), err) <
-	    0) {
-		const struct lab_param *pp =
-		    lab_param_entry(t->binding, "port");
-
-		free(d);
-		return al_err_prefix(err, "%s:%d: %s console port",
-				     t->lab->path,
-				     pp ? pp->line : t->binding->line, dev);
-	}
+	memcpy(d->port, conf.port, sizeof(d->port));
 	/* Follow the link (the virtual lab's {state}/console -> /dev/pts/N):
 	 * libserialport matches ports by their /dev name. */
 	if (!realpath(d->port, d->real)) {
@@ -476,4 +426,5 @@ const struct console_ops console_serial_ops = {
     .write = serial_write,
     .fd = serial_fd,
     .close = serial_close,
+    .settings = settings,
 };

@@ -8,21 +8,20 @@
 
 #include "../driver.h"
 
-/* The driver's `image:` setting with {variant}, {kernel}, {state} and
- * {images} expanded, checked to be a readable, non-empty regular file;
- * *size gets its length. Errors name the DUT and file:line. */
+/* The image setting's value (image:, required in the driver's table)
+ * with {variant}, {kernel}, {state} and {images} expanded, checked to be
+ * a readable, non-empty regular file; *size gets its length. Errors name
+ * the DUT and file:line. */
 int flash_image_file(const struct drv_target *t, const struct flash_image *img,
-		     char *path, size_t len, off_t *size, struct al_err *err);
+		     const char *image, char *path, size_t len, off_t *size,
+		     struct al_err *err);
 
-/* The version the flashed image reports: the `version:` setting
- * (expanded like image:), else the first line of IMAGE.version; "" when
- * neither says. */
+/* The version the flashed image reports: the version setting's value
+ * (expanded like image:), else, when it is "", the first line of
+ * IMAGE.version; "" when neither says. */
 int flash_image_version(const struct drv_target *t,
-			const struct flash_image *img, const char *image_path,
-			char *out, size_t len, struct al_err *err);
-
-/* A positive whole number setting, or def when absent; file:line error. */
-int flash_setting_int(const struct drv_target *t, const char *key, int def,
-		      int *out, struct al_err *err);
+			const struct flash_image *img, const char *version,
+			const char *image_path, char *out, size_t len,
+			struct al_err *err);
 
 #endif

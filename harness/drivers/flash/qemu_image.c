@@ -35,8 +35,30 @@
 
 #define COPY_CHUNK (1u << 20)
 
-static const char *const known[] = {"spare_radios", "medium_time_scale",
-				    "hw_crypto"};
+/* The settings ride in cell.conf only when given. */
+struct qemu_image_conf {
+	int spare_radios;	  /* -1: not given */
+	double medium_time_scale; /* 0: not given */
+	int hw_crypto;		  /* -1: not given, else 0 off, 1 on */
+};
+
+static const struct drv_setting settings[] = {
+    {.name = "spare_radios",
+     .type = DRV_INT,
+     .min = 0,
+     .max = 32,
+     DRV_FIELD(struct qemu_image_conf, spare_radios)},
+    {.name = "medium_time_scale",
+     .type = DRV_DOUBLE,
+     .min = 1,
+     .max = 1000,
+     DRV_FIELD(struct qemu_image_conf, medium_time_scale)},
+    {.name = "hw_crypto",
+     .type = DRV_CHOICE,
+     .choices = drv_on_off,
+     DRV_FIELD(struct qemu_image_conf, hw_crypto)},
+    {0},
+};
 
 /* Appends printf output to the malloc'd string *s; -1 out of memory. */
 __attribute__((format(printf, 2, 3))) static int append(char **s,
@@ -305,13 +327,7 @@ static int qemu_image_flash(const struct drv_target *t,
 	char src_dir[PATH_MAX], src_kernel[PATH_MAX], src_initrd[PATH_MAX];
 	char live[PATH_MAX], staging[PATH_MAX], old[PATH_MAX], p[PATH_MAX];
 	char variant_line[256], *conf = NULL;
-	const struct lab_param *spare =
-	    lab_param_entry(t->binding, "spare_radios");
-	const struct lab_param *scale =
-	    lab_param_entry(t->binding, "medium_time_scale");
-	const struct lab_param *hwc = lab_param_entry(t->binding, "hw_crypto");
-	int nspare = 0;
-	double tscale = 1;
+	struct qemu_image_conf c = {.spare_radios = -1, .hw_crypto = -1};
 
 	if (!img->kernel || !img->kernel[0] || strchr(img->kernel, '/'))
 		return al_errf(err, "%s: bad kernel series '%s' for variant %s",
@@ -333,45 +349,16 @@ static int qemu_image_flash(const struct drv_target *t,
 	    join(staging, sizeof(staging), live, ".new", dev, err) ||
 	    join(old, sizeof(old), live, ".old", dev, err))
 		return -1;
-	if (spare) {
-		char *end;
-		long n = strtol(spare->value, &end, 10);
-
-		if (end == spare->value || *end || n < 0 || n > 32)
-			return al_err_input(
-			    err,
-			    "%s:%d: %s: spare_radios '%s' is not "
-			    "0..32",
-			    t->lab->path, spare->line, dev, spare->value);
-		nspare = (int)n;
-	}
-	if (scale) {
-		char *end;
-
-		tscale = strtod(scale->value, &end);
-		if (end == scale->value || *end || !(tscale >= 1) ||
-		    tscale > 1000)
-			return al_err_input(
-			    err,
-			    "%s:%d: %s: medium_time_scale '%s' is "
-			    "not a number from 1 to 1000",
-			    t->lab->path, scale->line, dev, scale->value);
-	}
-	if (hwc && strcmp(hwc->value, "on") && strcmp(hwc->value, "off"))
-		return al_err_input(
-		    err, "%s:%d: %s: hw_crypto '%s' is not on or off",
-		    t->lab->path, hwc->line, dev, hwc->value);
-	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
-			       err) < 0)
+	if (drv_settings_read(t, settings, &c, err) < 0)
 		return -1;
-	/* The settings ride in cell.conf only when given. */
 	if (asprintf(&conf, "%s", img->cell_conf) < 0 ||
-	    (spare &&
-	     append(&conf, "AIRLAB_SPARE_RADIOS='%d'\n", nspare) < 0) ||
-	    (scale &&
-	     append(&conf, "AIRLAB_MEDIUM_ARGS='-T %g'\n", tscale) < 0) ||
-	    (hwc && append(&conf, "AIRLAB_HW_CRYPTO='%d'\n",
-			   !strcmp(hwc->value, "on")) < 0))
+	    (c.spare_radios >= 0 &&
+	     append(&conf, "AIRLAB_SPARE_RADIOS='%d'\n", c.spare_radios) < 0) ||
+	    (c.medium_time_scale > 0 &&
+	     append(&conf, "AIRLAB_MEDIUM_ARGS='-T %g'\n",
+		    c.medium_time_scale) < 0) ||
+	    (c.hw_crypto >= 0 &&
+	     append(&conf, "AIRLAB_HW_CRYPTO='%d'\n", c.hw_crypto) < 0))
 		return al_errf(err, "%s: out of memory", dev);
 	if (need_file(dev, src_kernel, err) < 0 ||
 	    need_file(dev, src_initrd, err) < 0 ||
@@ -406,4 +393,5 @@ const struct flash_ops flash_qemu_image_ops = {
     .name = "qemu-image",
     .boots = false,
     .flash = qemu_image_flash,
+    .settings = settings,
 };

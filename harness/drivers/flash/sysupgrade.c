@@ -35,25 +35,57 @@
 /* While the DUT still runs its old system: a probe a second. */
 #define DOWN_PROBE_PAUSE_MS 1000
 
-static const char *const known_settings[] = {
-    "image",	     "version", "remote_path",	   "verify_sha256",
-    "keep_settings", "command", "version_command", "boot_timeout_s",
-};
-
 struct sysup {
 	const struct drv_target *t;
 	const struct flash_env *env;
 	const char *dev;
+	/* The settings as given. */
+	char image_setting[4096];
+	char version_setting[256];
+	char remote_path[4096];
+	bool verify_sha256, keep_settings;
+	char command[1024], version_command[1024];
+	int boot_timeout_s;
+	/* What they come to. */
 	char image[4096];
 	off_t size;
 	char want[256];		  /* the version the image carries */
 	char sum[SHA256_HEX + 1]; /* the image's sha256, hex; "" unchecked */
 	char remote[4096];
-	bool keep_settings;
-	const char *command, *version_command;
-	int boot_timeout_s;
 	struct shell_dev *sd;
 	int progress_step; /* upload progress shown up to this quarter */
+};
+
+static const struct drv_setting settings[] = {
+    {.name = "image",
+     .required = true,
+     .what = "the image file, e.g. {images}/openwrt/{variant}.bin",
+     DRV_FIELD(struct sysup, image_setting)},
+    {.name = "version", DRV_FIELD(struct sysup, version_setting)},
+    {.name = "remote_path",
+     .default_value = "/tmp/",
+     DRV_FIELD(struct sysup, remote_path)},
+    {.name = "verify_sha256",
+     .type = DRV_BOOL,
+     .default_value = "yes",
+     DRV_FIELD(struct sysup, verify_sha256)},
+    {.name = "keep_settings",
+     .type = DRV_BOOL,
+     .default_value = "no",
+     DRV_FIELD(struct sysup, keep_settings)},
+    {.name = "command",
+     .default_value = "sysupgrade",
+     DRV_FIELD(struct sysup, command)},
+    {.name = "version_command",
+     .default_value = "cat /etc/openwrt_version",
+     DRV_FIELD(struct sysup, version_command)},
+    /* Unless given, the DUT's (flash_env). */
+    {.name = "boot_timeout_s",
+     .type = DRV_INT,
+     .min = 1,
+     .max = 1000000000,
+     DRV_FIELD(struct sysup, boot_timeout_s)},
+    {0},
 };
 
 /* Cuts trailing whitespace. */
@@ -106,19 +138,14 @@ static int read_settings(struct sysup *s, const struct flash_image *img,
 			 struct al_err *err)
 {
 	const struct drv_target *t = s->t;
-	const char *rp, *base;
-	char who[LAB_NAME_MAX + 8];
-	bool verify;
+	const char *rp = s->remote_path, *base;
 
-	snprintf(who, sizeof(who), "%s flash", s->dev);
-	if (drv_check_settings(
-		t, known_settings,
-		sizeof(known_settings) / sizeof(known_settings[0]), err) < 0)
-		return -1;
-	if (flash_image_file(t, img, s->image, sizeof(s->image), &s->size,
-			     err) < 0 ||
-	    flash_image_version(t, img, s->image, s->want, sizeof(s->want),
-				err) < 0)
+	s->boot_timeout_s = s->env->boot_timeout_s;
+	if (drv_settings_read(t, settings, s, err) < 0 ||
+	    flash_image_file(t, img, s->image_setting, s->image,
+			     sizeof(s->image), &s->size, err) < 0 ||
+	    flash_image_version(t, img, s->version_setting, s->image, s->want,
+				sizeof(s->want), err) < 0)
 		return -1;
 	if (!s->want[0])
 		return al_err_input(
@@ -126,32 +153,16 @@ static int read_settings(struct sysup *s, const struct flash_image *img,
 		    "%s:%d: %s flash: no version to check the flash "
 		    "against: set 'version:' or write %s.version",
 		    t->lab->path, t->binding->line, s->dev, s->image);
-	if (lab_param_bool(t->lab, who, t->binding, "verify_sha256", true,
-			   &verify, err) < 0 ||
-	    lab_param_bool(t->lab, who, t->binding, "keep_settings", false,
-			   &s->keep_settings, err) < 0 ||
-	    flash_setting_int(t, "boot_timeout_s", s->env->boot_timeout_s,
-			      &s->boot_timeout_s, err) < 0)
-		return -1;
 	if (s->boot_timeout_s <= 0)
 		return al_errf(err, "%s flash: no boot timeout to wait with",
 			       s->dev);
-	s->command = lab_param(t->binding, "command");
-	if (!s->command)
-		s->command = "sysupgrade";
-	s->version_command = lab_param(t->binding, "version_command");
-	if (!s->version_command)
-		s->version_command = "cat /etc/openwrt_version";
-	rp = lab_param(t->binding, "remote_path");
-	if (!rp)
-		rp = "/tmp/";
 	base = strrchr(s->image, '/');
 	base = base ? base + 1 : s->image;
 	if ((size_t)snprintf(s->remote, sizeof(s->remote), "%s%s", rp,
-			     rp[0] && rp[strlen(rp) - 1] == '/' ? base : "") >=
+			     rp[strlen(rp) - 1] == '/' ? base : "") >=
 	    sizeof(s->remote))
 		return al_errf(err, "%s flash: remote_path too long", s->dev);
-	if (verify) {
+	if (s->verify_sha256) {
 		char *argv[] = {"sha256sum", "--", s->image, NULL};
 		char out[SHA256_HEX + 4096 + 8];
 
@@ -389,4 +400,5 @@ const struct flash_ops flash_sysupgrade_ops = {
     .name = "sysupgrade",
     .boots = true,
     .flash = sysupgrade_flash,
+    .settings = settings,
 };

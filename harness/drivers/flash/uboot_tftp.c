@@ -52,13 +52,22 @@
 #define MAX_COMMANDS	   16
 #define CMD_MAX		   512
 
-static const char *const known_settings[] = {
-    "image",	      "version",	 "tftp_listen", "server_ip", "dut_ip",
-    "load_addr",      "autoboot_prompt", "stop_key",	"prompt",    "mode",
-    "flash_commands", "boot_command",	 "timeout_s",
-};
-
 struct uboot_conf {
+	/* The settings as given. */
+	char image_setting[PATH_MAX];
+	char version_setting[256];
+	char tftp_listen[80];
+	char server_setting[64];
+	char dut_ip[64];
+	char load_addr[64];
+	char autoboot_prompt[256];
+	char stop_key_setting[16];
+	char prompt_setting[64];
+	int flash_mode; /* mode: 0 ram, 1 flash */
+	char flash_commands[MAX_COMMANDS * CMD_MAX];
+	char boot[CMD_MAX]; /* boot_command, else by the mode */
+	int timeout_s;
+	/* What they come to. */
 	char image[PATH_MAX];
 	const char *file; /* the image's name on the TFTP server */
 	off_t size;
@@ -66,16 +75,56 @@ struct uboot_conf {
 	char listen_ip[64];
 	int listen_port;
 	char server_ip[64];
-	const char *dut_ip;
-	const char *load_addr;
 	const char *autoboot;
 	const char *stop_key;
 	const char *prompt;
-	bool flash_mode;
 	char commands[MAX_COMMANDS][CMD_MAX];
 	int ncommands;
-	char boot[CMD_MAX];
 	int timeout_ms;
+};
+
+static const struct drv_setting settings[] = {
+    {.name = "image",
+     .required = true,
+     .what = "the image file, e.g. {images}/openwrt/{variant}.bin",
+     DRV_FIELD(struct uboot_conf, image_setting)},
+    {.name = "version", DRV_FIELD(struct uboot_conf, version_setting)},
+    /* ADDRESS:PORT or ADDRESS (port 69) */
+    {.name = "tftp_listen",
+     .default_value = "0.0.0.0",
+     DRV_FIELD(struct uboot_conf, tftp_listen)},
+    {.name = "server_ip", DRV_FIELD(struct uboot_conf, server_setting)},
+    {.name = "dut_ip",
+     .required = true,
+     .what = "the address U-Boot gets as ipaddr, IPv4",
+     DRV_FIELD(struct uboot_conf, dut_ip)},
+    {.name = "load_addr",
+     .required = true,
+     .what = "where U-Boot puts the image in RAM, e.g. 0x81000000",
+     DRV_FIELD(struct uboot_conf, load_addr)},
+    {.name = "autoboot_prompt",
+     .default_value = DEFAULT_AUTOBOOT,
+     DRV_FIELD(struct uboot_conf, autoboot_prompt)},
+    {.name = "stop_key",
+     .default_value = DEFAULT_STOP_KEY,
+     DRV_FIELD(struct uboot_conf, stop_key_setting)},
+    {.name = "prompt",
+     .default_value = DEFAULT_PROMPT,
+     DRV_FIELD(struct uboot_conf, prompt_setting)},
+    {.name = "mode",
+     .type = DRV_CHOICE,
+     .default_value = "ram",
+     .choices = (const struct drv_choice[]){{"ram", 0}, {"flash", 1}, {0}},
+     DRV_FIELD(struct uboot_conf, flash_mode)},
+    {.name = "flash_commands", DRV_FIELD(struct uboot_conf, flash_commands)},
+    {.name = "boot_command", DRV_FIELD(struct uboot_conf, boot)},
+    {.name = "timeout_s",
+     .type = DRV_INT,
+     .default_value = "60",
+     .min = 1,
+     .max = 86400,
+     DRV_FIELD(struct uboot_conf, timeout_s)},
+    {0},
 };
 
 struct tftpd {
@@ -83,22 +132,6 @@ struct tftpd {
 	char dir[PATH_MAX];
 	char file[2 * PATH_MAX];
 };
-
-static const char *setting_or(const struct drv_target *t, const char *key,
-			      const char *def)
-{
-	const char *v = lab_param(t->binding, key);
-
-	return v && *v ? v : def;
-}
-
-/* The line of a setting, or of the binding when it is absent. */
-static int setting_line(const struct drv_target *t, const char *key)
-{
-	const struct lab_param *p = lab_param_entry(t->binding, key);
-
-	return p ? p->line : t->binding->line;
-}
 
 /* A value U-Boot's command line takes as one word. */
 static bool uboot_word(const char *s)
@@ -125,8 +158,7 @@ static int parse_ipv4(const char *s, char *out, size_t len)
 static int parse_listen(const struct drv_target *t, struct uboot_conf *c,
 			struct al_err *err)
 {
-	const struct lab_param *p = lab_param_entry(t->binding, "tftp_listen");
-	const char *v = p ? p->value : "0.0.0.0";
+	const char *v = c->tftp_listen;
 	const char *colon = strrchr(v, ':');
 	char addr[64];
 	char *end;
@@ -146,7 +178,7 @@ static int parse_listen(const struct drv_target *t, struct uboot_conf *c,
 				    "%s:%d: %s flash: tftp_listen '%s' is not "
 				    "IPV4ADDRESS[:PORT] (port 1 to 65535)",
 				    t->lab->path,
-				    setting_line(t, "tftp_listen"),
+				    drv_setting_line(t, "tftp_listen"),
 				    t->host->name, v);
 	c->listen_port = (int)port;
 	return 0;
@@ -157,9 +189,8 @@ static int parse_listen(const struct drv_target *t, struct uboot_conf *c,
 static int parse_commands(const struct drv_target *t, struct uboot_conf *c,
 			  struct al_err *err)
 {
-	const struct lab_param *p =
-	    lab_param_entry(t->binding, "flash_commands");
-	const char *s = p ? p->value : "";
+	const char *s = c->flash_commands;
+	int line = drv_setting_line(t, "flash_commands");
 	char size_hex[32];
 
 	snprintf(size_hex, sizeof(size_hex), "0x%llx",
@@ -180,7 +211,7 @@ static int parse_commands(const struct drv_target *t, struct uboot_conf *c,
 			    err,
 			    "%s:%d: %s flash: flash_commands: more "
 			    "than %d commands",
-			    t->lab->path, p->line, t->host->name, MAX_COMMANDS);
+			    t->lab->path, line, t->host->name, MAX_COMMANDS);
 		cmd = c->commands[c->ncommands++];
 		for (size_t i = 0; i < n; i++) {
 			const char *fill = NULL;
@@ -203,7 +234,7 @@ static int parse_commands(const struct drv_target *t, struct uboot_conf *c,
 						    "%s:%d: %s flash: "
 						    "flash_commands: a command "
 						    "longer than %d characters",
-						    t->lab->path, p->line,
+						    t->lab->path, line,
 						    t->host->name, CMD_MAX - 1);
 		}
 		while (o && isspace((unsigned char)cmd[o - 1]))
@@ -217,24 +248,16 @@ static int load_conf(const struct drv_target *t, const struct flash_image *img,
 		     struct uboot_conf *c, struct al_err *err)
 {
 	const char *dev = t->host->name;
-	const char *mode = setting_or(t, "mode", "ram");
-	const char *server = lab_param(t->binding, "server_ip");
-	int timeout_s;
 
 	memset(c, 0, sizeof(*c));
-	if (drv_check_settings(
-		t, known_settings,
-		sizeof(known_settings) / sizeof(known_settings[0]), err) < 0)
-		return -1;
-	if (flash_image_file(t, img, c->image, sizeof(c->image), &c->size,
-			     err) < 0 ||
-	    flash_image_version(t, img, c->image, c->version,
-				sizeof(c->version), err) < 0 ||
-	    flash_setting_int(t, "timeout_s", DEFAULT_TIMEOUT_S, &timeout_s,
-			      err) < 0 ||
+	if (drv_settings_read(t, settings, c, err) < 0 ||
+	    flash_image_file(t, img, c->image_setting, c->image,
+			     sizeof(c->image), &c->size, err) < 0 ||
+	    flash_image_version(t, img, c->version_setting, c->image,
+				c->version, sizeof(c->version), err) < 0 ||
 	    parse_listen(t, c, err) < 0)
 		return -1;
-	c->timeout_ms = timeout_s > 86400 ? 86400 * 1000 : timeout_s * 1000;
+	c->timeout_ms = c->timeout_s * 1000;
 	c->file =
 	    strrchr(c->image, '/') ? strrchr(c->image, '/') + 1 : c->image;
 	if (!uboot_word(c->file))
@@ -243,40 +266,29 @@ static int load_conf(const struct drv_target *t, const struct flash_image *img,
 		    "%s:%d: %s flash: image name '%s' would not "
 		    "be one word on U-Boot's command line "
 		    "(letters, digits and ._+-: only)",
-		    t->lab->path, setting_line(t, "image"), dev, c->file);
-	if (strcmp(mode, "ram") && strcmp(mode, "flash"))
-		return al_err_input(err,
-				    "%s:%d: %s flash: mode '%s' is not ram or "
-				    "flash",
-				    t->lab->path, setting_line(t, "mode"), dev,
-				    mode);
-	c->flash_mode = !strcmp(mode, "flash");
-	c->dut_ip = lab_param(t->binding, "dut_ip");
-	c->load_addr = lab_param(t->binding, "load_addr");
-	if (!c->dut_ip ||
-	    inet_pton(AF_INET, c->dut_ip, &(struct in_addr){0}) != 1)
+		    t->lab->path, drv_setting_line(t, "image"), dev, c->file);
+	if (inet_pton(AF_INET, c->dut_ip, &(struct in_addr){0}) != 1)
 		return al_err_input(
 		    err,
-		    "%s:%d: %s flash: dut_ip %s%s%s (the "
-		    "address U-Boot gets as ipaddr, IPv4)",
-		    t->lab->path, setting_line(t, "dut_ip"), dev,
-		    c->dut_ip ? "'" : "is missing", c->dut_ip ? c->dut_ip : "",
-		    c->dut_ip ? "' is not an IPv4 address" : "");
-	if (!c->load_addr || !uboot_word(c->load_addr))
+		    "%s:%d: %s flash: dut_ip '%s' is not an IPv4 address "
+		    "(the address U-Boot gets as ipaddr)",
+		    t->lab->path, drv_setting_line(t, "dut_ip"), dev,
+		    c->dut_ip);
+	if (!uboot_word(c->load_addr))
 		return al_err_input(
 		    err,
-		    "%s:%d: %s flash: load_addr %s (where U-Boot "
+		    "%s:%d: %s flash: load_addr is not one word (where U-Boot "
 		    "puts the image in RAM, e.g. 0x81000000)",
-		    t->lab->path, setting_line(t, "load_addr"), dev,
-		    c->load_addr ? "is not one word" : "is missing");
-	if (server) {
-		if (parse_ipv4(server, c->server_ip, sizeof(c->server_ip)) < 0)
+		    t->lab->path, drv_setting_line(t, "load_addr"), dev);
+	if (c->server_setting[0]) {
+		if (parse_ipv4(c->server_setting, c->server_ip,
+			       sizeof(c->server_ip)) < 0)
 			return al_err_input(
 			    err,
 			    "%s:%d: %s flash: server_ip '%s' is "
 			    "not an IPv4 address",
-			    t->lab->path, setting_line(t, "server_ip"), dev,
-			    server);
+			    t->lab->path, drv_setting_line(t, "server_ip"), dev,
+			    c->server_setting);
 	} else if (strcmp(c->listen_ip, "0.0.0.0") == 0) {
 		return al_err_input(
 		    err,
@@ -288,9 +300,9 @@ static int load_conf(const struct drv_target *t, const struct flash_image *img,
 		snprintf(c->server_ip, sizeof(c->server_ip), "%s",
 			 c->listen_ip);
 	}
-	c->autoboot = setting_or(t, "autoboot_prompt", DEFAULT_AUTOBOOT);
-	c->stop_key = setting_or(t, "stop_key", DEFAULT_STOP_KEY);
-	c->prompt = setting_or(t, "prompt", DEFAULT_PROMPT);
+	c->autoboot = c->autoboot_prompt;
+	c->stop_key = c->stop_key_setting;
+	c->prompt = c->prompt_setting;
 	if (parse_commands(t, c, err) < 0)
 		return -1;
 	if (c->flash_mode && c->ncommands == 0)
@@ -305,11 +317,10 @@ static int load_conf(const struct drv_target *t, const struct flash_image *img,
 				    "%s:%d: %s flash: flash_commands given but "
 				    "mode is ram (set mode: flash)",
 				    t->lab->path,
-				    setting_line(t, "flash_commands"), dev);
-	if (lab_param(t->binding, "boot_command"))
-		snprintf(c->boot, sizeof(c->boot), "%s",
-			 lab_param(t->binding, "boot_command"));
-	else if (c->flash_mode)
+				    drv_setting_line(t, "flash_commands"), dev);
+	if (c->boot[0])
+		return 0;
+	if (c->flash_mode)
 		snprintf(c->boot, sizeof(c->boot), DEFAULT_FLASH_BOOT);
 	else
 		snprintf(c->boot, sizeof(c->boot), "bootm %s", c->load_addr);
@@ -850,4 +861,5 @@ const struct flash_ops flash_uboot_tftp_ops = {
     .name = "uboot-tftp",
     .boots = true,
     .flash = uboot_tftp_flash,
+    .settings = settings,
 };

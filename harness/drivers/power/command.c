@@ -32,53 +32,84 @@
 
 #define CMD_MAX 4096
 
-static const char *const known[] = {"on",   "off", "get",      "host",
-				    "port", "pdu", "timeout_s"};
+struct command_conf {
+	char on[CMD_MAX], off[CMD_MAX], get[CMD_MAX]; /* the templates */
+	char host[256], port[256], pdu[256];
+	int timeout_s;
+};
+
+static const struct drv_setting settings[] = {
+    {.name = "on",
+     .required = true,
+     .what = "the command template that switches the DUT on",
+     DRV_FIELD(struct command_conf, on)},
+    {.name = "off",
+     .required = true,
+     .what = "the command template that switches the DUT off",
+     DRV_FIELD(struct command_conf, off)},
+    {.name = "get", DRV_FIELD(struct command_conf, get)},
+    {.name = "host", DRV_FIELD(struct command_conf, host)}, /* {host} */
+    {.name = "port", DRV_FIELD(struct command_conf, port)}, /* {port} */
+    {.name = "pdu", DRV_FIELD(struct command_conf, pdu)},   /* {pdu} */
+    {.name = "timeout_s",
+     .type = DRV_INT,
+     .default_value = "30",
+     .min = 1,
+     .max = 3600,
+     DRV_FIELD(struct command_conf, timeout_s)},
+    {0},
+};
 
 struct power_dev {
 	const struct lab *lab;
 	const struct lab_host *host;
-	const struct lab_binding *b;
-	char on[CMD_MAX], off[CMD_MAX], get[CMD_MAX];
+	char on[CMD_MAX], off[CMD_MAX], get[CMD_MAX]; /* as run */
 	char state_file[PATH_MAX + 32];
 	int timeout_s;
 };
 
-/* Fills {host}, {port}, {pdu} in tpl with quoted values, {state} and
- * {images} through lab_expand. */
-static int render(struct power_dev *d, const char *key, char *out, size_t len,
+/* The value of a field a template may use, NULL for any other. */
+static const char *field_value(const struct command_conf *c, const char *field)
+{
+	return !strcmp(field, "host")	? c->host
+	       : !strcmp(field, "port") ? c->port
+	       : !strcmp(field, "pdu")	? c->pdu
+					: NULL;
+}
+
+/* Fills {host}, {port}, {pdu} in template key with quoted values, {state}
+ * and {images} through lab_expand. */
+static int render(const struct drv_target *t, const struct command_conf *c,
+		  const char *key, const char *tpl, char *out, size_t len,
 		  struct al_err *err)
 {
-	const struct lab_param *p = lab_param_entry(d->b, key);
+	int line = drv_setting_line(t, key);
 	char expanded[CMD_MAX];
 	size_t off = 0;
 
 	out[0] = 0;
-	if (!p)
-		return 0;
-	for (const char *s = p->value; *s;) {
+	for (const char *s = tpl; *s;) {
 		const char *close = *s == '{' ? strchr(s, '}') : NULL;
 		char field[16];
-		const char *v;
+		const char *v = NULL;
 
 		if (close && close - s - 1 < (long)sizeof(field)) {
 			snprintf(field, sizeof(field), "%.*s",
 				 (int)(close - s - 1), s + 1);
-			if (!strcmp(field, "host") || !strcmp(field, "port") ||
-			    !strcmp(field, "pdu")) {
-				v = lab_param(d->b, field);
-				if (!v)
-					return al_err_input(
-					    err,
-					    "%s:%d: %s power %s uses {%s}, "
-					    "but the binding has no %s",
-					    d->lab->path, p->line,
-					    d->host->name, key, field, field);
-				if (sh_quote(out, len, &off, v) < 0)
-					goto long_cmd;
-				s = close + 1;
-				continue;
-			}
+			v = field_value(c, field);
+		}
+		if (v) {
+			if (!*v)
+				return al_err_input(
+				    err,
+				    "%s:%d: %s power %s uses {%s}, but the "
+				    "binding has no %s",
+				    t->lab->path, line, t->host->name, key,
+				    field, field);
+			if (sh_quote(out, len, &off, v) < 0)
+				goto long_cmd;
+			s = close + 1;
+			continue;
 		}
 		if (off + 1 >= len)
 			goto long_cmd;
@@ -86,15 +117,15 @@ static int render(struct power_dev *d, const char *key, char *out, size_t len,
 		out[off] = 0;
 	}
 	/* Then {state} and {images}, as in every lab setting. */
-	if (lab_expand(d->lab, d->host, out, expanded, sizeof(expanded), err) <
+	if (lab_expand(t->lab, t->host, out, expanded, sizeof(expanded), err) <
 	    0)
-		return al_err_prefix(err, "%s:%d: %s power %s", d->lab->path,
-				     p->line, d->host->name, key);
+		return al_err_prefix(err, "%s:%d: %s power %s", t->lab->path,
+				     line, t->host->name, key);
 	snprintf(out, len, "%s", expanded);
 	return 0;
 long_cmd:
 	return al_err_input(err, "%s:%d: %s power %s: the command is too long",
-			    d->lab->path, p->line, d->host->name, key);
+			    t->lab->path, line, t->host->name, key);
 }
 
 /* One template run; its output in out. -1 names host, key, command. */
@@ -121,53 +152,31 @@ static int run(struct power_dev *d, const char *key, const char *cmd, char *out,
 static int cmd_open(struct power_dev **out, const struct drv_target *t,
 		    struct al_err *err)
 {
-	const struct lab_binding *b = t->binding;
-	struct power_dev *d;
-	const char *tmo = lab_param(b, "timeout_s");
-	char *end;
+	struct command_conf *c = calloc(1, sizeof(*c));
+	struct power_dev *d = calloc(1, sizeof(*d));
 
 	*out = NULL;
-	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
-			       err) < 0)
-		return -1;
-	if (!lab_param(b, "on") || !lab_param(b, "off"))
-		return al_err_input(
-		    err,
-		    "%s:%d: %s power: driver command needs both "
-		    "'on' and 'off' command templates",
-		    t->lab->path, b->line, t->host->name);
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return al_errf(err, "%s power: out of memory", t->host->name);
+	if (!c || !d) {
+		al_errf(err, "%s power: out of memory", t->host->name);
+		goto fail;
+	}
+	if (drv_settings_read(t, settings, c, err) < 0 ||
+	    render(t, c, "on", c->on, d->on, sizeof(d->on), err) < 0 ||
+	    render(t, c, "off", c->off, d->off, sizeof(d->off), err) < 0 ||
+	    render(t, c, "get", c->get, d->get, sizeof(d->get), err) < 0)
+		goto fail;
 	d->lab = t->lab;
 	d->host = t->host;
-	d->b = b;
-	d->timeout_s = 30;
-	if (tmo) {
-		long v = strtol(tmo, &end, 10);
-
-		if (end == tmo || *end || v < 1 || v > 3600) {
-			al_err_input(
-			    err,
-			    "%s:%d: %s power: timeout_s '%.40s' is not 1 "
-			    "to 3600",
-			    t->lab->path, lab_param_entry(b, "timeout_s")->line,
-			    t->host->name, tmo);
-			free(d);
-			return -1;
-		}
-		d->timeout_s = (int)v;
-	}
-	if (render(d, "on", d->on, sizeof(d->on), err) < 0 ||
-	    render(d, "off", d->off, sizeof(d->off), err) < 0 ||
-	    render(d, "get", d->get, sizeof(d->get), err) < 0) {
-		free(d);
-		return -1;
-	}
+	d->timeout_s = c->timeout_s;
 	snprintf(d->state_file, sizeof(d->state_file), "%s/power.state",
 		 t->host->state_dir);
+	free(c);
 	*out = d;
 	return 0;
+fail:
+	free(c);
+	free(d);
+	return -1;
 }
 
 static int cmd_set(struct power_dev *d, bool on, struct al_err *err)
@@ -247,5 +256,5 @@ static void cmd_close(struct power_dev *d)
 	free(d);
 }
 
-const struct power_ops power_command_ops = {"command", cmd_open, cmd_set,
-					    cmd_get, cmd_close};
+const struct power_ops power_command_ops = {"command", cmd_open,  cmd_set,
+					    cmd_get,   cmd_close, settings};

@@ -24,8 +24,32 @@
 
 #define DRIVER "ftdi-relay"
 
-static const char *const known[] = {"vid", "pid", "serial", "port",
-				    "active_low"};
+struct relay_conf {
+	int vid, pid;
+	char serial[64];
+	int port;
+	bool active_low;
+};
+
+static const struct drv_setting settings[] = {
+    {.name = "vid",
+     .type = DRV_INT,
+     .default_value = "0x0403",
+     .max = 0xffff,
+     DRV_FIELD(struct relay_conf, vid)},
+    {.name = "pid",
+     .type = DRV_INT,
+     .default_value = "0x6001",
+     .max = 0xffff,
+     DRV_FIELD(struct relay_conf, pid)},
+    {.name = "serial", DRV_FIELD(struct relay_conf, serial)},
+    POWER_RELAY_PORT(struct relay_conf, port),
+    {.name = "active_low",
+     .type = DRV_BOOL,
+     .default_value = "no",
+     DRV_FIELD(struct relay_conf, active_low)},
+    {0},
+};
 
 struct power_dev {
 	const struct lab_host *host;
@@ -111,41 +135,28 @@ static void relay_close(struct power_dev *d)
 static int relay_open(struct power_dev **out, const struct drv_target *t,
 		      struct al_err *err)
 {
-	const char *serial = lab_param(t->binding, "serial");
+	struct relay_conf c = {0};
 	struct power_dev *d;
-	const struct lab_binding *b = t->binding;
-	char who[LAB_NAME_MAX + 32];
-	long vid, pid, port;
-	bool al;
 
 	*out = NULL;
-	snprintf(who, sizeof(who), "%s power (driver %s)", t->host->name,
-		 DRIVER);
-	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
-			       err) < 0 ||
-	    lab_param_long(t->lab, who, b, "vid", 0x0403, 0, 0xffff, &vid,
-			   err) < 0 ||
-	    lab_param_long(t->lab, who, b, "pid", 0x6001, 0, 0xffff, &pid,
-			   err) < 0 ||
-	    power_relay_port(t, &port, err) < 0 ||
-	    lab_param_bool(t->lab, who, b, "active_low", false, &al, err) < 0)
+	if (drv_settings_read(t, settings, &c, err) < 0)
 		return -1;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return al_errf(err, "%s power: out of memory", t->host->name);
 	d->host = t->host;
-	d->port = (int)port;
-	d->active_low = al;
-	snprintf(d->board, sizeof(d->board), "FTDI %04lx:%04lx serial %s", vid,
-		 pid, serial && *serial ? serial : "(any)");
+	d->port = c.port;
+	d->active_low = c.active_low;
+	snprintf(d->board, sizeof(d->board), "FTDI %04x:%04x serial %s", c.vid,
+		 c.pid, c.serial[0] ? c.serial : "(any)");
 	d->ftdi = ftdi_new();
 	if (!d->ftdi) {
 		free(d);
 		return al_errf(err, "%s: power: ftdi_new failed",
 			       t->host->name);
 	}
-	if (find_board(d, (int)vid, (int)pid, serial && *serial ? serial : NULL,
-		       err) < 0) {
+	if (find_board(d, c.vid, c.pid, c.serial[0] ? c.serial : NULL, err) <
+	    0) {
 		relay_close(d);
 		return -1;
 	}
@@ -201,5 +212,5 @@ static int relay_set(struct power_dev *d, bool on, struct al_err *err)
 	return 0;
 }
 
-const struct power_ops power_ftdi_relay_ops = {DRIVER, relay_open, relay_set,
-					       relay_get, relay_close};
+const struct power_ops power_ftdi_relay_ops = {
+    DRIVER, relay_open, relay_set, relay_get, relay_close, settings};

@@ -38,11 +38,6 @@
 #define KILL_EXIT_TIMEOUT_MS   2000 /* SIGKILL → process gone */
 #define STDERR_KEEP	       2048
 
-static const char *const known_settings[] = {
-    "memory_mb", "cpus", "ssh_forward",	 "qemu",	 "accel",
-    "append",	 "cpu",	 "icount_shift", "icount_sleep",
-};
-
 struct power_dev {
 	char name[LAB_NAME_MAX];
 	char state_dir[PATH_MAX];
@@ -55,29 +50,58 @@ struct power_dev {
 	char accel[64];
 	char cpu[64];
 	char append[1024];
-	long memory_mb;
-	long cpus;
+	int memory_mb;
+	int cpus;
+	int icount_shift;  /* -1: not given */
+	int icount_sleep;  /* -1: not given (on), else 0 off, 1 on */
 	char icount[64];   /* QEMU -icount value; empty: wall-clock time */
+	char forward[80];  /* ssh_forward as given, "" none */
 	char fwd_host[64]; /* empty: no ssh forward */
 	int fwd_port;
 };
 
-static int positive(const struct drv_target *t, const char *key, long *out,
-		    struct al_err *err)
-{
-	const char *v = lab_param(t->binding, key);
-	char *end;
-
-	if (!v)
-		return al_errf(err, "%s: setting %s is missing", t->host->name,
-			       key);
-	errno = 0;
-	*out = strtol(v, &end, 10);
-	if (errno || end == v || *end || *out <= 0)
-		return al_errf(err, "%s: %s '%s' is not a positive number",
-			       t->host->name, key, v);
-	return 0;
-}
+static const struct drv_setting settings[] = {
+    {.name = "memory_mb",
+     .type = DRV_INT,
+     .min = 1,
+     .max = 4194304,
+     .required = true,
+     .what = "the guest's RAM in MiB",
+     DRV_FIELD(struct power_dev, memory_mb)},
+    {.name = "cpus",
+     .type = DRV_INT,
+     .min = 1,
+     .max = 1024,
+     .required = true,
+     .what = "the guest's CPUs",
+     DRV_FIELD(struct power_dev, cpus)},
+    {.name = "ssh_forward", DRV_FIELD(struct power_dev, forward)},
+    {.name = "qemu",
+     .default_value = "qemu-system-x86_64",
+     DRV_FIELD(struct power_dev, qemu)},
+    /* KVM hangs the Debian kernels on these hosts: TCG unless told. */
+    {.name = "accel",
+     .default_value = "tcg",
+     DRV_FIELD(struct power_dev, accel)},
+    {.name = "append",
+     .default_value = "",
+     DRV_FIELD(struct power_dev, append)},
+    /* The CPU model (QEMU's own default, qemu64, unless told): "max"
+     * gives the guest every extension TCG emulates. */
+    {.name = "cpu",
+     .default_value = "qemu64",
+     DRV_FIELD(struct power_dev, cpu)},
+    {.name = "icount_shift",
+     .type = DRV_INT,
+     .min = 0,
+     .max = 10,
+     DRV_FIELD(struct power_dev, icount_shift)},
+    {.name = "icount_sleep",
+     .type = DRV_CHOICE,
+     .choices = drv_on_off,
+     DRV_FIELD(struct power_dev, icount_sleep)},
+    {0},
+};
 
 static int path_in(char *out, size_t len, const char *dir, const char *leaf,
 		   const char *dev, struct al_err *err)
@@ -98,25 +122,33 @@ static int copy_setting(char *out, size_t len, const char *v, const char *key,
 	return 0;
 }
 
-/* "127.0.0.1:10022" */
-static int parse_forward(struct power_dev *d, const char *v, struct al_err *err)
+/* ssh_forward: "127.0.0.1:10022" */
+static int parse_forward(struct power_dev *d, const struct drv_target *t,
+			 struct al_err *err)
 {
-	const char *colon = strrchr(v, ':');
+	const char *v = d->forward, *colon = strrchr(v, ':');
 	struct in_addr a;
 	char *end;
 	long port;
 
 	if (!colon || (size_t)(colon - v) >= sizeof(d->fwd_host))
-		return al_errf(err, "%s: ssh_forward '%s' is not host:port",
-			       d->name, v);
+		return al_err_input(err,
+				    "%s:%d: %s: ssh_forward '%s' is not "
+				    "host:port",
+				    t->lab->path,
+				    drv_setting_line(t, "ssh_forward"), d->name,
+				    v);
 	memcpy(d->fwd_host, v, (size_t)(colon - v));
 	d->fwd_host[colon - v] = 0;
 	port = strtol(colon + 1, &end, 10);
 	if (end == colon + 1 || *end || port < 1 || port > 65535 ||
 	    inet_pton(AF_INET, d->fwd_host, &a) != 1)
-		return al_errf(err,
-			       "%s: ssh_forward '%s' is not IPv4-address:port",
-			       d->name, v);
+		return al_err_input(err,
+				    "%s:%d: %s: ssh_forward '%s' is not "
+				    "IPv4-address:port",
+				    t->lab->path,
+				    drv_setting_line(t, "ssh_forward"), d->name,
+				    v);
 	d->fwd_port = (int)port;
 	return 0;
 }
@@ -125,38 +157,28 @@ static int parse_forward(struct power_dev *d, const char *v, struct al_err *err)
  * instruction, so the guest sees a CPU of fixed speed however fast the
  * host emulates it, and the medium's air, timed by the guest's clock,
  * keeps pace with that CPU. sleep=off skips the guest's idle time. */
-static int parse_icount(struct power_dev *d, const struct drv_target *t,
-			struct al_err *err)
+static int set_icount(struct power_dev *d, const struct drv_target *t,
+		      struct al_err *err)
 {
-	const char *shift = lab_param(t->binding, "icount_shift");
-	const char *sleep = lab_param(t->binding, "icount_sleep");
-	char *end;
-	long n;
-
-	if (!shift) {
-		if (sleep)
-			return al_errf(err,
-				       "%s: icount_sleep is set without "
-				       "icount_shift",
-				       d->name);
+	if (d->icount_shift < 0) {
+		if (d->icount_sleep >= 0)
+			return al_err_input(err,
+					    "%s:%d: %s: icount_sleep is set "
+					    "without icount_shift",
+					    t->lab->path,
+					    drv_setting_line(t, "icount_sleep"),
+					    d->name);
 		return 0;
 	}
-	errno = 0;
-	n = strtol(shift, &end, 10);
-	if (errno || end == shift || *end || n < 0 || n > 10)
-		return al_errf(err,
-			       "%s: icount_shift '%s' is not a number 0..10 "
-			       "(2^shift ns of guest time per instruction)",
-			       d->name, shift);
-	if (sleep && strcmp(sleep, "on") && strcmp(sleep, "off"))
-		return al_errf(err, "%s: icount_sleep '%s' is not on or off",
-			       d->name, sleep);
 	if (strcmp(d->accel, "tcg"))
-		return al_errf(err,
-			       "%s: icount_shift needs accel tcg, not '%s'",
-			       d->name, d->accel);
-	snprintf(d->icount, sizeof(d->icount), "shift=%ld,sleep=%s", n,
-		 sleep ? sleep : "on");
+		return al_err_input(err,
+				    "%s:%d: %s: icount_shift needs accel tcg, "
+				    "not '%s'",
+				    t->lab->path,
+				    drv_setting_line(t, "icount_shift"),
+				    d->name, d->accel);
+	snprintf(d->icount, sizeof(d->icount), "shift=%d,sleep=%s",
+		 d->icount_shift, d->icount_sleep == 0 ? "off" : "on");
 	return 0;
 }
 
@@ -164,42 +186,16 @@ static int qemu_open(struct power_dev **out, const struct drv_target *t,
 		     struct al_err *err)
 {
 	struct power_dev *d = calloc(1, sizeof(*d));
-	const char *v;
 
 	*out = NULL;
 	if (!d)
 		return al_errf(err, "%s: out of memory", t->host->name);
 	snprintf(d->name, sizeof(d->name), "%s", t->host->name);
-	if (drv_check_settings(
-		t, known_settings,
-		sizeof(known_settings) / sizeof(known_settings[0]), err) < 0)
-		goto fail;
-	if (positive(t, "memory_mb", &d->memory_mb, err) < 0 ||
-	    positive(t, "cpus", &d->cpus, err) < 0)
-		goto fail;
-	if ((v = lab_param(t->binding, "ssh_forward")) &&
-	    parse_forward(d, v, err) < 0)
-		goto fail;
-	v = lab_param(t->binding, "qemu");
-	if (copy_setting(d->qemu, sizeof(d->qemu), v ? v : "qemu-system-x86_64",
-			 "qemu", d->name, err) < 0)
-		goto fail;
-	/* KVM hangs the Debian kernels on these hosts: TCG unless told. */
-	v = lab_param(t->binding, "accel");
-	if (copy_setting(d->accel, sizeof(d->accel), v ? v : "tcg", "accel",
-			 d->name, err) < 0)
-		goto fail;
-	/* The CPU model (QEMU's own default, qemu64, unless told): "max"
-	 * gives the guest every extension TCG emulates. */
-	v = lab_param(t->binding, "cpu");
-	if (copy_setting(d->cpu, sizeof(d->cpu), v ? v : "qemu64", "cpu",
-			 d->name, err) < 0)
-		goto fail;
-	if (parse_icount(d, t, err) < 0)
-		goto fail;
-	v = lab_param(t->binding, "append");
-	if (copy_setting(d->append, sizeof(d->append), v ? v : "", "append",
-			 d->name, err) < 0)
+	d->icount_shift = -1;
+	d->icount_sleep = -1;
+	if (drv_settings_read(t, settings, d, err) < 0 ||
+	    (d->forward[0] && parse_forward(d, t, err) < 0) ||
+	    set_icount(d, t, err) < 0)
 		goto fail;
 	if (copy_setting(d->state_dir, sizeof(d->state_dir), t->host->state_dir,
 			 "state_dir", d->name, err) < 0 ||
@@ -651,8 +647,8 @@ static int power_on(struct power_dev *d, struct al_err *err)
 	snprintf(append, sizeof(append), "console=ttyS0%s%s%s%s",
 		 cmdline[0] ? " " : "", cmdline, d->append[0] ? " " : "",
 		 d->append);
-	snprintf(mem, sizeof(mem), "%ld", d->memory_mb);
-	snprintf(smp, sizeof(smp), "%ld", d->cpus);
+	snprintf(mem, sizeof(mem), "%d", d->memory_mb);
+	snprintf(smp, sizeof(smp), "%d", d->cpus);
 	snprintf(name, sizeof(name), "airlab-%s", d->name);
 	snprintf(serial, sizeof(serial), "pty,id=ser0,logfile=%s,logappend=on",
 		 d->console_log);
@@ -783,4 +779,5 @@ const struct power_ops power_qemu_ops = {
     .set = qemu_set,
     .get = qemu_get,
     .close = qemu_close,
+    .settings = settings,
 };

@@ -29,7 +29,16 @@
 #define GET_REPORT   0x01
 #define FEATURE_ID_0 0x0300 /* wValue: report type feature, id 0 */
 
-static const char *const known[] = {"serial", "port"};
+struct hid_conf {
+	char serial[64];
+	int port;
+};
+
+static const struct drv_setting settings[] = {
+    {.name = "serial", DRV_FIELD(struct hid_conf, serial)},
+    POWER_RELAY_PORT(struct hid_conf, port),
+    {0},
+};
 
 struct power_dev {
 	const struct lab_host *host;
@@ -118,36 +127,28 @@ static void relay_close(struct power_dev *d)
 static int relay_open(struct power_dev **out, const struct drv_target *t,
 		      struct al_err *err)
 {
-	const char *want = lab_param(t->binding, "serial");
+	struct hid_conf c = {0};
+	const char *want;
 	libusb_device **list = NULL;
 	struct power_dev *d;
-	char seen[256] = "", why[160] = "", sn[8], who[LAB_NAME_MAX + 32];
+	char seen[256] = "", why[160] = "", sn[8];
 	size_t len = 0;
 	ssize_t n;
-	long port;
 	int rc, relays, found = 0;
 
 	*out = NULL;
-	snprintf(who, sizeof(who), "%s power (driver %s)", t->host->name,
-		 DRIVER);
-	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
-			       err) < 0 ||
-	    power_relay_port(t, &port, err) < 0)
+	if (drv_settings_read(t, settings, &c, err) < 0)
 		return -1;
-	if (want && !*want)
-		want = NULL;
+	want = c.serial[0] ? c.serial : NULL;
 	if (want && strlen(want) != 5)
-		return al_err_input(
-		    err,
-		    "%s:%d: %s power (driver %s): serial '%.40s' is not a "
-		    "board id (5 characters, e.g. QWERT)",
-		    t->lab->path, lab_param_entry(t->binding, "serial")->line,
-		    t->host->name, DRIVER, want);
+		return drv_setting_invalid(
+		    t, "serial", "is not a board id (5 characters, e.g. QWERT)",
+		    err);
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return al_errf(err, "%s power: out of memory", t->host->name);
 	d->host = t->host;
-	d->port = (int)port;
+	d->port = c.port;
 	snprintf(d->board, sizeof(d->board), "USBRelay %04x:%04x serial %s",
 		 VID, PID, want ? want : "(any)");
 	rc = libusb_init(&d->ctx);
@@ -199,8 +200,8 @@ static int relay_open(struct power_dev **out, const struct drv_target *t,
 		    err,
 		    "%s:%d: %s power (driver %s): port %d, but %s has %d "
 		    "relay%s",
-		    t->lab->path, lab_param_entry(t->binding, "port")->line,
-		    t->host->name, DRIVER, d->port, d->board, d->relays,
+		    t->lab->path, drv_setting_line(t, "port"), t->host->name,
+		    DRIVER, d->port, d->board, d->relays,
 		    d->relays == 1 ? "" : "s");
 		goto fail;
 	}
@@ -252,5 +253,5 @@ static int relay_set(struct power_dev *d, bool on, struct al_err *err)
 	return 0;
 }
 
-const struct power_ops power_usb_hid_relay_ops = {DRIVER, relay_open, relay_set,
-						  relay_get, relay_close};
+const struct power_ops power_usb_hid_relay_ops = {
+    DRIVER, relay_open, relay_set, relay_get, relay_close, settings};

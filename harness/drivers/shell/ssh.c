@@ -37,9 +37,7 @@
  * valid from a client too */
 #include <libssh/server.h>
 
-#define SSH_PATH_MAX		  4096
-#define DEFAULT_CONNECT_TIMEOUT_S 10
-#define DEFAULT_ALIVE_TIMEOUT_S	  30
+#define SSH_PATH_MAX 4096
 /* Pause between connection attempts while the server is not up yet. */
 #define RETRY_PAUSE_MS 250
 
@@ -77,46 +75,6 @@ static const char *session_error(struct shell_dev *d)
 		 "no answer within %s (connect_timeout_s)",
 		 fmt_seconds(secs, sizeof(secs), d->connect_timeout_ms));
 	return d->no_answer;
-}
-
-/* A positive number of seconds setting; absent: def. */
-static int seconds_param(const struct drv_target *t, const char *key, int def,
-			 int *out_ms, struct al_err *err)
-{
-	const char *s = lab_param(t->binding, key);
-	char *end;
-	long v;
-
-	if (!s) {
-		*out_ms = def * 1000;
-		return 0;
-	}
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v <= 0 || v > INT_MAX / 1000)
-		return al_err_input(err,
-				    "%s:%d: %s: shell setting %s '%s' is not a "
-				    "positive number of seconds",
-				    t->lab->path, t->binding->line,
-				    t->host->name, key, s);
-	*out_ms = (int)v * 1000;
-	return 0;
-}
-
-/* A required setting with {state}/{images} expanded. */
-static int path_param(const struct drv_target *t, const char *key, char *out,
-		      size_t len, struct al_err *err)
-{
-	const char *s = lab_param(t->binding, key);
-
-	if (!s)
-		return al_err_input(
-		    err, "%s:%d: %s: shell setting %s is missing", t->lab->path,
-		    t->binding->line, t->host->name, key);
-	if (lab_expand(t->lab, t->host, s, out, len, err) < 0)
-		return al_err_prefix(err, "%s: shell setting %s", t->host->name,
-				     key);
-	return 0;
 }
 
 /* libssh negotiates the host key type: ask for the pinned key's type so a
@@ -169,15 +127,76 @@ static const char *const policy_names[] = {"strict", "accept-new",
 					   "accept-changed"};
 
 struct open_cfg {
-	const char *host;
-	unsigned int port;
-	const char *user;
+	/* The settings. */
+	char host[256];
+	int port_setting;
+	char user[LAB_NAME_MAX];
 	char key_path[SSH_PATH_MAX];
-	char known_path[SSH_PATH_MAX];	/* known_host_key's file */
+	char known_path[SSH_PATH_MAX];	/* known_host_key's file, or "" */
 	char known_hosts[SSH_PATH_MAX]; /* known_hosts file, or "" */
+	int policy_setting;		/* -1: not given */
+	bool insecure;
+	int connect_timeout_s, alive_timeout_s;
+	char exec_prefix[256];
+	/* What they come to. */
+	unsigned int port;
 	enum host_key_policy policy;
 	ssh_key key;
 	ssh_key known; /* pinned; NULL with known_hosts or insecure */
+};
+
+static const struct drv_setting settings[] = {
+    {.name = "host",
+     .required = true,
+     .what = "the address the host answers SSH at",
+     DRV_FIELD(struct open_cfg, host)},
+    {.name = "port",
+     .type = DRV_INT,
+     .default_value = "22",
+     .min = 1,
+     .max = 65535,
+     DRV_FIELD(struct open_cfg, port_setting)},
+    {.name = "user",
+     .required = true,
+     .what = "the login",
+     DRV_FIELD(struct open_cfg, user)},
+    {.name = "key",
+     .type = DRV_PATH,
+     .required = true,
+     .what = "the private key file of the login",
+     DRV_FIELD(struct open_cfg, key_path)},
+    {.name = "known_host_key",
+     .type = DRV_PATH,
+     DRV_FIELD(struct open_cfg, known_path)},
+    {.name = "known_hosts",
+     .type = DRV_PATH,
+     DRV_FIELD(struct open_cfg, known_hosts)},
+    {.name = "host_key_policy",
+     .type = DRV_CHOICE,
+     .choices =
+	 (const struct drv_choice[]){{"strict", POLICY_STRICT},
+				     {"accept-new", POLICY_ACCEPT_NEW},
+				     {"accept-changed", POLICY_ACCEPT_CHANGED},
+				     {0}},
+     DRV_FIELD(struct open_cfg, policy_setting)},
+    {.name = "insecure_accept_any_host_key",
+     .type = DRV_BOOL,
+     .default_value = "no",
+     DRV_FIELD(struct open_cfg, insecure)},
+    {.name = "connect_timeout_s",
+     .type = DRV_INT,
+     .default_value = "10",
+     .min = 1,
+     .max = INT_MAX / 1000,
+     DRV_FIELD(struct open_cfg, connect_timeout_s)},
+    {.name = "alive_timeout_s",
+     .type = DRV_INT,
+     .default_value = "30",
+     .min = 1,
+     .max = INT_MAX / 1000,
+     DRV_FIELD(struct open_cfg, alive_timeout_s)},
+    {.name = "exec_prefix", DRV_FIELD(struct open_cfg, exec_prefix)},
+    {0},
 };
 
 static int set_timeout(ssh_session s, int ms)
@@ -470,111 +489,42 @@ fatal:
 static int read_config(struct open_cfg *c, struct shell_dev *d,
 		       const struct drv_target *t, struct al_err *err)
 {
-	const char *port_s, *insecure, *policy;
-	char *end;
-	long port = 22;
-
-	static const char *const known[] = {"host",
-					    "port",
-					    "user",
-					    "key",
-					    "known_host_key",
-					    "known_hosts",
-					    "host_key_policy",
-					    "insecure_accept_any_host_key",
-					    "connect_timeout_s",
-					    "alive_timeout_s",
-					    "exec_prefix"};
-	const char *prefix;
-
-	if (drv_check_settings(t, known, sizeof(known) / sizeof(known[0]),
-			       err) < 0)
+	c->policy_setting = -1;
+	if (drv_settings_read(t, settings, c, err) < 0)
 		return -1;
-	prefix = lab_param(t->binding, "exec_prefix");
-	if (prefix && (!*prefix || strlen(prefix) >= sizeof(d->exec_prefix)))
-		return al_err_input(
-		    err,
-		    "%s:%d: %s: shell setting exec_prefix is empty "
-		    "or longer than %zu characters",
-		    t->lab->path, t->binding->line, t->host->name,
-		    sizeof(d->exec_prefix) - 1);
-	snprintf(d->exec_prefix, sizeof(d->exec_prefix), "%s",
-		 prefix ? prefix : "");
-	c->host = lab_param(t->binding, "host");
-	c->user = lab_param(t->binding, "user");
-	if (!c->host || !c->user)
-		return al_err_input(
-		    err, "%s:%d: %s: shell setting %s is missing", t->lab->path,
-		    t->binding->line, t->host->name, c->host ? "user" : "host");
-	port_s = lab_param(t->binding, "port");
-	if (port_s) {
-		errno = 0;
-		port = strtol(port_s, &end, 10);
-		if (errno || end == port_s || *end || port < 1 || port > 65535)
-			return al_err_input(
-			    err,
-			    "%s:%d: %s: shell setting port '%s' is "
-			    "not a TCP port",
-			    t->lab->path, t->binding->line, t->host->name,
-			    port_s);
-	}
-	c->port = (unsigned int)port;
+	c->port = (unsigned int)c->port_setting;
+	memcpy(d->exec_prefix, c->exec_prefix, sizeof(d->exec_prefix));
+	d->connect_timeout_ms = c->connect_timeout_s * 1000;
+	d->alive_timeout_ms = c->alive_timeout_s * 1000;
 	snprintf(d->where, sizeof(d->where), "%.*s@%.*s:%u", LAB_NAME_MAX,
 		 c->user, LAB_NAME_MAX, c->host, c->port);
-	if (seconds_param(t, "connect_timeout_s", DEFAULT_CONNECT_TIMEOUT_S,
-			  &d->connect_timeout_ms, err) < 0 ||
-	    seconds_param(t, "alive_timeout_s", DEFAULT_ALIVE_TIMEOUT_S,
-			  &d->alive_timeout_ms, err) < 0)
-		return -1;
-
-	if (path_param(t, "key", c->key_path, sizeof(c->key_path), err) < 0)
-		return -1;
 	if (ssh_pki_import_privkey_file(c->key_path, NULL, NULL, NULL,
 					&c->key) != SSH_OK)
 		return al_errf(err,
 			       "%s: shell key %s: cannot read a private key "
 			       "without passphrase from it",
 			       t->host->name, c->key_path);
-
-	insecure = lab_param(t->binding, "insecure_accept_any_host_key");
-	policy = lab_param(t->binding, "host_key_policy");
-	if (lab_param(t->binding, "known_host_key") &&
-	    lab_param(t->binding, "known_hosts"))
+	if (c->known_path[0] && c->known_hosts[0])
 		return al_err_input(
 		    err,
 		    "%s:%d: %s: shell settings known_host_key and "
 		    "known_hosts both given: pin one key or name a "
 		    "known_hosts file, not both",
 		    t->lab->path, t->binding->line, t->host->name);
-	if (policy && !lab_param(t->binding, "known_hosts"))
+	if (c->policy_setting >= 0 && !c->known_hosts[0])
 		return al_err_input(
 		    err,
 		    "%s:%d: %s: shell setting host_key_policy needs "
 		    "known_hosts (the file it applies to)",
 		    t->lab->path, t->binding->line, t->host->name);
-	if (lab_param(t->binding, "known_hosts")) {
-		size_t i;
-
-		for (i = 0; policy &&
-			    i < sizeof(policy_names) / sizeof(policy_names[0]);
-		     i++)
-			if (strcmp(policy, policy_names[i]) == 0)
-				break;
-		if (policy &&
-		    i == sizeof(policy_names) / sizeof(policy_names[0]))
-			return al_err_input(
-			    err,
-			    "%s:%d: %s: shell setting "
-			    "host_key_policy '%s' is none of "
-			    "strict, accept-new, accept-changed",
-			    t->lab->path, t->binding->line, t->host->name,
-			    policy);
-		c->policy = policy ? (enum host_key_policy)i : POLICY_STRICT;
-		return path_param(t, "known_hosts", c->known_hosts,
-				  sizeof(c->known_hosts), err);
+	if (c->known_hosts[0]) {
+		c->policy = c->policy_setting >= 0
+				? (enum host_key_policy)c->policy_setting
+				: POLICY_STRICT;
+		return 0;
 	}
-	if (!lab_param(t->binding, "known_host_key")) {
-		if (insecure && strcmp(insecure, "yes") == 0)
+	if (!c->known_path[0]) {
+		if (c->insecure)
 			return 0;
 		return al_err_input(
 		    err,
@@ -585,9 +535,6 @@ static int read_config(struct open_cfg *c, struct shell_dev *d,
 		    "the check",
 		    t->lab->path, t->binding->line, t->host->name);
 	}
-	if (path_param(t, "known_host_key", c->known_path,
-		       sizeof(c->known_path), err) < 0)
-		return -1;
 	if (ssh_pki_import_pubkey_file(c->known_path, &c->known) != SSH_OK)
 		return al_errf(err,
 			       "%s: shell known_host_key %s: no public key "
@@ -1262,4 +1209,5 @@ const struct shell_ops shell_ssh_ops = {
     .stream = ssh_stream,
     .upload = ssh_upload,
     .close = ssh_close_dev,
+    .settings = settings,
 };
