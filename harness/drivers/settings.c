@@ -3,7 +3,7 @@
  * file:line and the keys that would have been understood; a value is
  * read once, here, so every driver words a wrong one alike. */
 #include "driver.h"
-#include "../cell/atten.h"
+#include "../lab/rfpath.h"
 
 #include <errno.h>
 #include <limits.h>
