@@ -8,19 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../results/compare.h"
-#include "../results/store.h"
-
-/* A run argument: a directory path, or an id under the results dir. */
-static void run_dir(const char *results, const char *run, char *out, size_t len)
-{
-	if (strchr(run, '/'))
-		snprintf(out, len, "%s", run);
-	else
-		snprintf(out, len, "%s/%s", results, run);
-}
 
 static void pct(char *buf, size_t len, double v)
 {
@@ -69,9 +58,9 @@ int cmd_compare(int argc, char **argv, struct cli_opts *o)
 	    {"--out", &out, NULL,
 	     "DIR\tresults directory (default ROOT/results)"},
 	    {NULL, NULL, NULL, NULL}};
-	char buf[4200], a_id[256], dir_a[4600], dir_b[4600];
-	const char *results, *a, *b;
-	double threshold = NAN;
+	char buf[4200], a_id[256];
+	struct cmp_request rq = {.metric = metric, .threshold = NAN};
+	struct cmp_result res[CMP_MAX_METRICS];
 	size_t nm;
 	const struct cmp_metric *all = cmp_metrics(&nm);
 	struct al_err err;
@@ -79,8 +68,9 @@ int cmd_compare(int argc, char **argv, struct cli_opts *o)
 
 	if (rc >= 0)
 		return rc;
-	results = cli_results_dir(o, out, buf, sizeof(buf));
-	if (thr && cli_threshold_arg("compare", thr, &threshold) < 0)
+	rq.metric = metric;
+	rq.results = cli_results_dir(o, out, buf, sizeof(buf));
+	if (thr && cli_threshold_arg("compare", thr, &rq.threshold) < 0)
 		return AL_EXIT_USAGE;
 	if (metric && !cli_metric_arg("compare", metric))
 		return AL_EXIT_USAGE;
@@ -91,58 +81,16 @@ int cmd_compare(int argc, char **argv, struct cli_opts *o)
 			base);
 		return AL_EXIT_USAGE;
 	}
-	if (base ? !pos[0] || pos[1] : !pos[1]) {
+	if (base ? !pos[0] || pos[1] : !pos[1])
 		return cli_usage_error("compare", "which runs?");
+	rq.last_good = base != NULL;
+	rq.a = base ? NULL : pos[0];
+	rq.b = base ? pos[0] : pos[1];
+	if (cmp_runs(&rq, a_id, sizeof(a_id), res, &err) < 0) {
+		fprintf(stderr, "airlab compare: %s\n", err.msg);
+		return err.bad_input ? AL_EXIT_USAGE : AL_EXIT_LAB;
 	}
-	b = base ? pos[0] : pos[1];
-	a = pos[0];
-	if (base) {
-		struct store *s;
-		int r;
-
-		if (store_open(&s, results, &err) < 0)
-			return cli_fail(&err);
-		r = store_last_good(s, b, a_id, sizeof(a_id), &err);
-		store_close(s);
-		if (r < 0)
-			return cli_fail(&err);
-		if (r > 0) {
-			fprintf(stderr,
-				"airlab compare: no complete run of the same "
-				"suite and variant before %s\n",
-				b);
-			return AL_EXIT_USAGE;
-		}
-		a = a_id;
-	}
-	run_dir(results, a, dir_a, sizeof(dir_a));
-	run_dir(results, b, dir_b, sizeof(dir_b));
-	/* Every metric is computed before anything is printed: a run that is
-	 * missing or unreadable is bad input (exit 2, one line), never an
-	 * empty table that exits like a regression. */
-	struct cmp_result res[CMP_MAX_METRICS];
-	const char *id[2] = {a, b}, *dir[2] = {dir_a, dir_b};
-	for (int k = 0; k < 2; k++)
-		if (access(dir[k], F_OK) != 0) {
-			fprintf(stderr,
-				"airlab compare: no run '%s' in %s (airlab "
-				"runs lists them)\n",
-				id[k], results);
-			return AL_EXIT_USAGE;
-		}
-	for (size_t i = 0; i < nm; i++) {
-		const struct cmp_metric *m = &all[i];
-
-		if (metric && strcmp(metric, m->name))
-			continue;
-		if (cmp_run_dirs(dir_a, dir_b, m,
-				 isnan(threshold) ? m->threshold : threshold,
-				 &res[i], &err) < 0) {
-			fprintf(stderr, "airlab compare: %s\n", err.msg);
-			return AL_EXIT_USAGE;
-		}
-	}
-	printf("compare %s (A) -> %s (B)\n", a, b);
+	printf("compare %s (A) -> %s (B)\n", a_id, rq.b);
 	printf("%-22s %10s %10s %9s %21s %8s  %s\n", "metric", "A median",
 	       "B median", "change", "95% CI", "p(MWU)", "verdict");
 	for (size_t i = 0; i < nm; i++) {

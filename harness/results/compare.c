@@ -7,7 +7,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <unistd.h>
+
 #include "../util/stats.h"
+#include "store.h"
 #include "flent.h"
 
 static const struct cmp_metric metrics[] = {
@@ -430,5 +433,64 @@ int cmp_run_dirs(const char *dir_a, const char *dir_b,
 	cmp_compare(&a, &b, m, threshold, 1, r);
 	cmp_samples_free(&a);
 	cmp_samples_free(&b);
+	return 0;
+}
+
+/* A run argument: a directory path, or an id under the results dir. */
+static void run_dir(const char *results, const char *run, char *out, size_t len)
+{
+	if (strchr(run, '/'))
+		snprintf(out, len, "%s", run);
+	else
+		snprintf(out, len, "%s/%s", results, run);
+}
+
+int cmp_runs(const struct cmp_request *rq, char *a_id, size_t alen,
+	     struct cmp_result *res, struct al_err *err)
+{
+	const char *id[2] = {rq->a, rq->b};
+	char dir[2][4600];
+	size_t nm;
+	const struct cmp_metric *all = cmp_metrics(&nm);
+
+	snprintf(a_id, alen, "%s", rq->a ? rq->a : "");
+	if (rq->last_good) {
+		struct store *s;
+		int r;
+
+		if (store_open(&s, rq->results, err) < 0)
+			return -1;
+		r = store_last_good(s, rq->b, a_id, alen, err);
+		store_close(s);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			return al_err_input(err,
+					    "no complete run of the same suite "
+					    "and variant before %s",
+					    rq->b);
+		id[0] = a_id;
+	}
+	for (int k = 0; k < 2; k++) {
+		run_dir(rq->results, id[k], dir[k], sizeof(dir[k]));
+		if (access(dir[k], F_OK) != 0)
+			return al_err_input(err,
+					    "no run '%s' in %s (airlab runs "
+					    "lists them)",
+					    id[k], rq->results);
+	}
+	for (size_t i = 0; i < nm; i++) {
+		const struct cmp_metric *m = &all[i];
+
+		if (rq->metric && strcmp(rq->metric, m->name))
+			continue;
+		if (cmp_run_dirs(dir[0], dir[1], m,
+				 isnan(rq->threshold) ? m->threshold
+						      : rq->threshold,
+				 &res[i], err) < 0) {
+			err->bad_input = true;
+			return -1;
+		}
+	}
 	return 0;
 }

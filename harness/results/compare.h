@@ -14,6 +14,7 @@
 #ifndef AIRLAB_RESULTS_COMPARE_H
 #define AIRLAB_RESULTS_COMPARE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,5 +74,22 @@ int cmp_run_dirs(const char *dir_a, const char *dir_b,
 		 struct cmp_result *r, struct al_err *err);
 
 const char *cmp_verdict_name(enum cmp_verdict v);
+
+/* Two stored runs, as `airlab compare` takes them. */
+struct cmp_request {
+	const char *results; /* the results directory (and its store) */
+	const char *a, *b;   /* run ids under results, or run directories */
+	bool last_good;	     /* a: the newest complete run of b's suite and
+				variant before b, from the store */
+	const char *metric;  /* NULL: every metric */
+	double threshold;    /* NaN: each metric's own */
+};
+
+/* Compares rq's runs on its metrics into res (indexed as cmp_metrics();
+ * the ones not asked for are left alone), a's id in a_id. Every metric is
+ * computed before it returns: a run that is missing or unreadable is bad
+ * input, never a partial table. */
+int cmp_runs(const struct cmp_request *rq, char *a_id, size_t alen,
+	     struct cmp_result *res, struct al_err *err);
 
 #endif

@@ -205,6 +205,61 @@ static void load_window(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* A run whose ICMP probes all took ms, in dir (made). */
+static void ping_run(const char *dir, double ms)
+{
+	double t0 = 1700000000;
+	struct al_err err;
+	struct flent_file *f = flent_new("ping", t0, 0.5, 4, 8, &err);
+	int ping;
+
+	assert_non_null(f);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	ping = flent_series(f, "Ping (ms) ICMP", "ms");
+	for (double x = 0; x < 8; x += 0.25)
+		flent_raw(f, ping, t0 + x, ms, NULL);
+	fixture_run_write(dir, f);
+}
+
+/* cmp_runs: runs by id under the results directory, every metric
+ * computed, one asked for, and what is bad input. */
+static void runs_compared_by_id(void **state)
+{
+	char res[] = "/tmp/airlab-test-cmpruns.XXXXXX", path[256], a_id[256];
+	struct cmp_result r[CMP_MAX_METRICS];
+	struct cmp_request rq = {.a = "r1", .b = "r2", .threshold = NAN};
+	size_t nm, lat = 0;
+	const struct cmp_metric *all = cmp_metrics(&nm);
+	struct al_err err;
+
+	(void)state;
+	assert_non_null(mkdtemp(res));
+	rq.results = res;
+	snprintf(path, sizeof(path), "%s/r1", res);
+	ping_run(path, 10);
+	snprintf(path, sizeof(path), "%s/r2", res);
+	ping_run(path, 30);
+	for (size_t i = 0; i < nm; i++)
+		if (!strcmp(all[i].name, "latency"))
+			lat = i;
+	if (cmp_runs(&rq, a_id, sizeof(a_id), r, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(a_id, "r1");
+	assert_true(r[lat].a_median == 10 && r[lat].b_median == 30);
+	assert_int_equal(r[lat].verdict, CMP_WORSE);
+
+	rq.b = "nosuch";
+	assert_int_equal(cmp_runs(&rq, a_id, sizeof(a_id), r, &err), -1);
+	assert_true(err.bad_input);
+	assert_non_null(strstr(err.msg, "no run 'nosuch' in "));
+	/* The newest complete run before r2: none in an empty store. */
+	rq.b = "r2";
+	rq.last_good = true;
+	assert_int_equal(cmp_runs(&rq, a_id, sizeof(a_id), r, &err), -1);
+	snprintf(path, sizeof(path), "rm -rf '%s'", res);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +268,7 @@ int main(void)
 	    cmocka_unit_test(shifts_are_found),
 	    cmocka_unit_test(too_few_samples),
 	    cmocka_unit_test(load_window),
+	    cmocka_unit_test(runs_compared_by_id),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
