@@ -10,6 +10,7 @@
 
 #include "../util/stats.h"
 #include "../drivers/atten/medium.h"
+#include "../medium/ctrl.h"
 #include "atten.h"
 #include "cell.h"
 #include "dut.h"
@@ -34,18 +35,6 @@ static int parse_count(const char *s, const char **end, double *out)
 	return 0;
 }
 
-/* The value after " key=" in one line [s, s+len), or NULL. */
-static const char *kv(const char *s, size_t len, const char *key)
-{
-	size_t klen = strlen(key);
-
-	for (const char *p = s; p + klen < s + len; p++)
-		if ((p == s || p[-1] == ' ') && !strncmp(p, key, klen) &&
-		    p[klen] == '=')
-			return p + klen + 1;
-	return NULL;
-}
-
 static int station_index(const struct topology *t, const char *name, size_t len)
 {
 	for (int i = 0; i < t->nstations; i++)
@@ -64,15 +53,19 @@ int airtime_from_medium(const struct topology *t, const char *reply,
 	out->n = t->nstations;
 	for (const char *s = reply; *s;) {
 		size_t len = strcspn(s, "\n");
-		const char *name =
-		    strncmp(s, "radio ", 6) ? NULL : kv(s, len, "name");
+		const char *name = strncmp(s, "radio ", 6)
+				       ? NULL
+				       : med_reply_field(s, len, "name", NULL);
 		int i =
 		    name ? station_index(t, name, strcspn(name, " \n")) : -1;
 
 		if (!out->chan_have && !strncmp(s, "medium ", 7)) {
-			const char *el = kv(s, len, "elapsed_us");
-			const char *bu = kv(s, len, "busy_us");
-			const char *ts = kv(s, len, "time_scale");
+			const char *el =
+			    med_reply_field(s, len, "elapsed_us", NULL);
+			const char *bu =
+			    med_reply_field(s, len, "busy_us", NULL);
+			const char *ts =
+			    med_reply_field(s, len, "time_scale", NULL);
 
 			out->chan_have =
 			    el && bu &&
@@ -85,8 +78,10 @@ int airtime_from_medium(const struct topology *t, const char *reply,
 		}
 		if (i >= 0) {
 			struct airtime_sta *a = &out->sta[i];
-			const char *tx = kv(s, len, "tx_airtime_us");
-			const char *rx = kv(s, len, "rx_airtime_us");
+			const char *tx =
+			    med_reply_field(s, len, "tx_airtime_us", NULL);
+			const char *rx =
+			    med_reply_field(s, len, "rx_airtime_us", NULL);
 
 			if (!tx || !rx || parse_count(tx, NULL, &a->tx_us) ||
 			    parse_count(rx, NULL, &a->rx_us)) {

@@ -6,92 +6,11 @@
 #include "../cell/atten.h"
 #include "../drivers/atten/medium.h"
 #include "../lab/ydoc.h"
+#include "../medium/ctrl.h"
 #include "../medium/model.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* The value of " key=" in a stats line, into out ("?" when absent). */
-static const char *field(const char *line, size_t len, const char *key,
-			 char *out, size_t outlen)
-{
-	size_t klen = strlen(key);
-
-	snprintf(out, outlen, "?");
-	for (const char *p = line; p + klen + 1 < line + len; p++) {
-		size_t vlen;
-
-		if ((p != line && p[-1] != ' ') || strncmp(p, key, klen) != 0 ||
-		    p[klen] != '=')
-			continue;
-		p += klen + 1;
-		vlen = strcspn(p, " \n");
-		if (p + vlen > line + len)
-			vlen = (size_t)(line + len - p);
-		snprintf(out, outlen, "%.*s", (int)vlen, p);
-		break;
-	}
-	return out;
-}
-
-/* The stats reply as a table; lines it does not know are shown as they
- * came. */
-static void print_stats(const char *reply)
-{
-	static const char *const cols[] = {
-	    "name",	"path",		 "tx_frames", "tx_retries",
-	    "tx_drops", "tx_airtime_us", "rx_frames", "rx_airtime_us",
-	    "tx_rate",	"signal_dbm",
-	};
-	static const int width[] = {8, 8, 10, 10, 8, 13, 10, 13, 12, 10};
-	char v[64], e[64], b[64];
-	bool header = false;
-
-	for (const char *s = reply; *s;) {
-		size_t len = strcspn(s, "\n");
-
-		if (!strncmp(s, "medium ", 7)) {
-			double el =
-			    atof(field(s, len, "elapsed_us", e, sizeof(e)));
-			double busy =
-			    atof(field(s, len, "busy_us", b, sizeof(b)));
-
-			char ts[32];
-
-			/* Medium time: what the air did, at its own pace. */
-			field(s, len, "time_scale", ts, sizeof(ts));
-			printf("medium %s MHz: busy %.0f of %.0f us (%.1f%%), "
-			       "time scale %s\n",
-			       field(s, len, "freq", v, sizeof(v)), busy, el,
-			       el > 0 ? 100.0 * busy / el : 0.0,
-			       strcmp(ts, "?") ? ts : "1");
-		} else if (!strncmp(s, "frames_in=", 10)) {
-			printf("frames in: %s in %s us\n",
-			       field(s, len, "frames_in", v, sizeof(v)),
-			       field(s, len, "elapsed_us", e, sizeof(e)));
-		} else if (!strncmp(s, "radio ", 6)) {
-			if (!header) {
-				printf("%-5s", "radio");
-				for (size_t c = 0;
-				     c < sizeof(width) / sizeof(width[0]); c++)
-					printf(" %*s",
-					       c < 2 ? -width[c] : width[c],
-					       cols[c]);
-				putchar('\n');
-				header = true;
-			}
-			printf("%-5d", atoi(s + 6));
-			for (size_t c = 0; c < sizeof(width) / sizeof(width[0]);
-			     c++)
-				printf(" %*s", c < 2 ? -width[c] : width[c],
-				       field(s, len, cols[c], v, sizeof(v)));
-			putchar('\n');
-		} else if (!(len == 2 && !strncmp(s, "ok", 2))) {
-			printf("%.*s\n", (int)len, s);
-		}
-		s += len + (s[len] == '\n');
-	}
-}
 
 static int stats(const struct lab *lab, bool reset)
 {
@@ -117,7 +36,7 @@ static int stats(const struct lab *lab, bool reset)
 	reply = NULL;
 	if (medium_ctrl(h.dev, "stats", &reply, &err) < 0)
 		goto out;
-	print_stats(reply);
+	med_stats_print(stdout, reply);
 	rc = 0;
 out:
 	if (rc)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,4 +242,95 @@ size_t med_ctrl_handle(struct medium *m, const char *line, int64_t now_ns,
 		put(&o, "error: reply longer than %zu bytes\n", outlen);
 	}
 	return o.len;
+}
+
+const char *med_reply_field(const char *line, size_t len, const char *key,
+			    size_t *vlen)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = line; p + klen < line + len; p++) {
+		size_t n;
+
+		if ((p != line && p[-1] != ' ') || strncmp(p, key, klen) != 0 ||
+		    p[klen] != '=')
+			continue;
+		p += klen + 1;
+		n = strcspn(p, " \n");
+		if (p + n > line + len)
+			n = (size_t)(line + len - p);
+		if (vlen)
+			*vlen = n;
+		return p;
+	}
+	return NULL;
+}
+
+/* The field as text in out ("?" when absent). */
+static const char *field(const char *line, size_t len, const char *key,
+			 char *out, size_t outlen)
+{
+	size_t n;
+	const char *v = med_reply_field(line, len, key, &n);
+
+	snprintf(out, outlen, "%.*s", v ? (int)n : 1, v ? v : "?");
+	return out;
+}
+
+void med_stats_print(FILE *f, const char *reply)
+{
+	static const char *const cols[] = {
+	    "name",	"path",		 "tx_frames", "tx_retries",
+	    "tx_drops", "tx_airtime_us", "rx_frames", "rx_airtime_us",
+	    "tx_rate",	"signal_dbm",
+	};
+	static const int width[] = {8, 8, 10, 10, 8, 13, 10, 13, 12, 10};
+	char v[64], e[64], b[64];
+	bool header = false;
+
+	for (const char *s = reply; *s;) {
+		size_t len = strcspn(s, "\n");
+
+		if (!strncmp(s, "medium ", 7)) {
+			double el =
+			    atof(field(s, len, "elapsed_us", e, sizeof(e)));
+			double busy =
+			    atof(field(s, len, "busy_us", b, sizeof(b)));
+
+			char ts[32];
+
+			/* Medium time: what the air did, at its own pace. */
+			field(s, len, "time_scale", ts, sizeof(ts));
+			fprintf(f,
+				"medium %s MHz: busy %.0f of %.0f us (%.1f%%), "
+				"time scale %s\n",
+				field(s, len, "freq", v, sizeof(v)), busy, el,
+				el > 0 ? 100.0 * busy / el : 0.0,
+				strcmp(ts, "?") ? ts : "1");
+		} else if (!strncmp(s, "frames_in=", 10)) {
+			fprintf(f, "frames in: %s in %s us\n",
+				field(s, len, "frames_in", v, sizeof(v)),
+				field(s, len, "elapsed_us", e, sizeof(e)));
+		} else if (!strncmp(s, "radio ", 6)) {
+			if (!header) {
+				fprintf(f, "%-5s", "radio");
+				for (size_t c = 0;
+				     c < sizeof(width) / sizeof(width[0]); c++)
+					fprintf(f, " %*s",
+						c < 2 ? -width[c] : width[c],
+						cols[c]);
+				fputc('\n', f);
+				header = true;
+			}
+			fprintf(f, "%-5d", atoi(s + 6));
+			for (size_t c = 0; c < sizeof(width) / sizeof(width[0]);
+			     c++)
+				fprintf(f, " %*s", c < 2 ? -width[c] : width[c],
+					field(s, len, cols[c], v, sizeof(v)));
+			fputc('\n', f);
+		} else if (!(len == 2 && !strncmp(s, "ok", 2))) {
+			fprintf(f, "%.*s\n", (int)len, s);
+		}
+		s += len + (s[len] == '\n');
+	}
 }

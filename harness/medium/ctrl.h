@@ -13,6 +13,7 @@
 #define AIRLAB_MEDIUM_CTRL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "medium.h"
@@ -43,5 +44,15 @@ int med_ctrl_parse(const struct medium *m, const char *line,
  * to out. Returns the reply length; out is always terminated. */
 size_t med_ctrl_handle(struct medium *m, const char *line, int64_t now_ns,
 		       char *out, size_t outlen);
+
+/* The value after " key=" in one reply line [line, line+len) (it ends
+ * at a space or the line's end; its length in *vlen when not NULL), or
+ * NULL: how readers of `stats` and `lag` take their fields. */
+const char *med_reply_field(const char *line, size_t len, const char *key,
+			    size_t *vlen);
+
+/* The stats reply as a table for people (`airlab medium stats`); lines
+ * it does not know are shown as they came. */
+void med_stats_print(FILE *f, const char *reply);
 
 #endif

@@ -151,6 +151,39 @@ static void test_stats_reset_lag(void **state)
 	assert_string_equal(cmd("get-atten path2"), "path2 7.00\nok\n");
 }
 
+/* The stats reply's fields and its table for people. */
+static void test_stats_fields_and_table(void **state)
+{
+	const char *line = "radio 1 name=sta1 path=p1 tx_frames=12";
+	const char *reply =
+	    "medium freq=2437 elapsed_us=2000 busy_us=500 time_scale=4\n"
+	    "radio 1 name=sta1 path=p1 tx_frames=12 tx_rate=MCS7/20\n"
+	    "something new\nok\n";
+	char *out = NULL;
+	size_t n, len = 0;
+	FILE *f = open_memstream(&out, &len);
+	const char *v;
+
+	(void)state;
+	v = med_reply_field(line, strlen(line), "path", &n);
+	assert_non_null(v);
+	assert_int_equal(n, 2);
+	assert_memory_equal(v, "p1", 2);
+	/* a key inside another's name is not that key */
+	assert_null(med_reply_field(line, strlen(line), "frames", &n));
+	assert_null(med_reply_field(line, 20, "tx_frames", &n));
+	assert_non_null(f);
+	med_stats_print(f, reply);
+	fclose(f);
+	assert_non_null(strstr(out, "medium 2437 MHz: busy 500 of 2000 us "
+				    "(25.0%), time scale 4\n"));
+	assert_non_null(strstr(out, "sta1"));
+	assert_non_null(strstr(out, "MCS7/20"));
+	assert_non_null(strstr(out, "\nsomething new\n"));
+	assert_null(strstr(out, "ok"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +193,7 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_stats_reset_lag, setup,
 					    teardown),
+	    cmocka_unit_test(test_stats_fields_and_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
