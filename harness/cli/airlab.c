@@ -7,7 +7,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -332,12 +331,6 @@ void cli_cell_num(double v, const char *fmt, int width)
 		printf(fmt, v);
 }
 
-int cli_fail_neg(const struct al_err *err)
-{
-	cli_fail(err);
-	return -1;
-}
-
 int cli_seconds_arg(const char *cmd, const char *opt, const char *v, int min,
 		    int *out)
 {
@@ -416,16 +409,13 @@ int cli_dut_observe(struct dut *d, const struct lab *lab, const char *name)
  * so airlab works from any directory. */
 static void default_paths(struct cli_opts *o)
 {
-	char exe[PATH_MAX], root[PATH_MAX] = ".";
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char bin[PATH_MAX - 8], root[PATH_MAX] = ".";
 	const char *env = getenv("AIRLAB_ROOT");
 
-	if (env) {
+	if (env)
 		snprintf(root, sizeof(root), "%s", env);
-	} else if (n > 0) {
-		exe[n] = 0;
-		snprintf(root, sizeof(root), "%s/..", dirname(exe));
-	}
+	else if (path_self_dir(bin, sizeof(bin)) == 0)
+		snprintf(root, sizeof(root), "%s/..", bin);
 	snprintf(o->lab, sizeof(o->lab), "%s/lab/virtual.yaml", root);
 	snprintf(o->topology, sizeof(o->topology), "%s/topology/cell-4sta.yaml",
 		 root);

@@ -59,11 +59,6 @@ int cli_dut_open(struct dut *d, const struct lab *lab, const char *name);
 /* Opens it to watch, without the lock (console, shell, status): the
  * same returns. */
 int cli_dut_observe(struct dut *d, const struct lab *lab, const char *name);
-/* Brings the cell up (strategy/bringup.h), printing the station
- * table; errors are printed too. -1 on failure (st->failure says why). */
-int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
-		struct cell_state *st);
-double cli_mono_s(void);
 /* Parses a whole number of seconds >= min for option opt of command cmd;
  * prints the error and returns -1 when it is not one. */
 int cli_seconds_arg(const char *cmd, const char *opt, const char *v, int min,
@@ -107,8 +102,6 @@ int cli_fail(const struct al_err *err);
 /* The same for bad input (a malformed file, an unknown name): returns
  * AL_EXIT_USAGE. */
 int cli_fail_usage(const struct al_err *err);
-/* The same, for functions that return -1 on failure. */
-int cli_fail_neg(const struct al_err *err);
 /* A table cell: " " and v in fmt (e.g. "%9.1f"), or "-" right-aligned to
  * width when v is not a number (a run without that figure). */
 void cli_cell_num(double v, const char *fmt, int width);

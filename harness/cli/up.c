@@ -5,25 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-double cli_mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-int cli_cell_up(struct cell *c, struct dut *d, int wait_s, bool reuse,
-		struct cell_state *st)
-{
-	const struct bringup_opts bo = {wait_s, reuse, stdout};
-	struct al_err err;
-
-	if (bringup_cell(c, d, &bo, st, &err) < 0)
-		return cli_fail_neg(&err);
-	return 0;
-}
 
 int cmd_up(int argc, char **argv, struct cli_opts *o)
 {
@@ -36,6 +17,7 @@ int cmd_up(int argc, char **argv, struct cli_opts *o)
 	     "S\tseconds to wait for the stations to associate (default 60)"},
 	    {NULL, NULL, NULL, NULL}};
 	int wait_s = 60, rc = cli_parse("up", argc, argv, o, flags, NULL, 0);
+	struct al_err err;
 	struct cell c;
 	struct dut d;
 	struct cell_state *st;
@@ -53,7 +35,11 @@ int cmd_up(int argc, char **argv, struct cli_opts *o)
 	}
 	if ((rc = cli_dut_open(&d, &c.lab, c.ap_host->name)) == AL_EXIT_OK) {
 		rc = AL_EXIT_LAB;
-		if (cli_cell_up(&c, &d, wait_s, false, st) == 0)
+		const struct bringup_opts bo = {wait_s, false, stdout};
+
+		if (bringup_cell(&c, &d, &bo, st, &err) < 0)
+			cli_fail(&err);
+		else
 			rc = (require_all && st->nassoc < st->n)
 				 ? AL_EXIT_PARTIAL
 				 : AL_EXIT_OK;

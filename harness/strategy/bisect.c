@@ -801,10 +801,8 @@ static int bisect_drive(struct bisect *b, const struct bisect_request *rq,
 
 	if (rq->exe) {
 		snprintf(self, sizeof(self), "%s", rq->exe);
-	} else {
-		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-		self[n > 0 ? n : 0] = 0;
+	} else if (path_self_exe(self, sizeof(self)) < 0) {
+		self[0] = 0;
 	}
 	snprintf(log, sizeof(log), "%s/git-bisect.log", b->dir);
 	snprintf(good_sha, sizeof(good_sha), "%s", jstr(gstep, "rev"));

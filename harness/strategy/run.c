@@ -70,18 +70,12 @@ static void load_snapshot(void *ctx, int end)
  * which is what station hosts get. */
 static int local_agent(char *buf, size_t len, struct al_err *err)
 {
-	char exe[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
+	char bin[4096];
 
-	if (n <= 0)
+	if (path_self_dir(bin, sizeof(bin)) < 0)
 		return al_errf(err, "cannot read /proc/self/exe: %s",
 			       strerror(errno));
-	exe[n] = 0;
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = 0;
-	if ((size_t)snprintf(buf, len, "%s/guest/airlab-agent", exe) >= len)
+	if ((size_t)snprintf(buf, len, "%s/guest/airlab-agent", bin) >= len)
 		return al_errf(err, "path of the agent too long");
 	if (access(buf, R_OK) != 0)
 		return al_errf(err,

@@ -8,7 +8,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -20,6 +19,7 @@
 
 #include "../agent/agent_proto.h"
 #include "../lab/ydoc.h"
+#include "../util/path.h"
 
 #define EXT	     ".suite"
 #define NAME_LEN     31 /* a plan file holds a suite name in 32 bytes */
@@ -691,23 +691,18 @@ static int same_dir(const char *a, const char *b)
 static int tree_dir(char *out, size_t len, struct al_err *err)
 {
 	const char *root = getenv("AIRLAB_ROOT");
-	char exe[PATH_MAX], cand[PATH_MAX + 32], real[PATH_MAX];
-	const char *bin;
-	ssize_t n;
+	char bin[PATH_MAX], cand[PATH_MAX + 32], real[PATH_MAX];
 
 	if (root && *root) {
 		if ((size_t)snprintf(out, len, "%s/suites", root) >= len)
 			return al_errf(err, "AIRLAB_ROOT is too long");
 		return 0;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
+	if (path_self_dir(bin, sizeof(bin)) < 0)
 		return al_errf(err,
 			       "cannot read /proc/self/exe to find the "
 			       "suites (set AIRLAB_ROOT): %s",
 			       strerror(errno));
-	exe[n] = 0;
-	bin = dirname(exe);
 	/* BIN/../suites in the tree, BIN/../share/airlab/suites installed. */
 	snprintf(cand, sizeof(cand), "%s/../suites", bin);
 	if (not_dir(cand))

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 int path_mkdirs(const char *path)
 {
@@ -78,4 +79,30 @@ void path_relative(const char *from, const char *to, char *buf, size_t len)
 		 t[common] == '/' ? t + common + 1 : t + common);
 	if (!buf[0])
 		snprintf(buf, len, ".");
+}
+
+int path_self_exe(char *out, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", out, len);
+
+	if (n <= 0)
+		return -1;
+	if ((size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	out[n] = 0;
+	return 0;
+}
+
+int path_self_dir(char *out, size_t len)
+{
+	char *slash;
+
+	if (path_self_exe(out, len) < 0)
+		return -1;
+	slash = strrchr(out, '/');
+	if (slash && slash != out)
+		*slash = 0;
+	return 0;
 }

@@ -22,4 +22,10 @@ void path_relative(const char *from, const char *to, char *buf, size_t len);
  * with it, so they sort by time. */
 void path_utc_stamp(char *buf, size_t len);
 
+/* The running binary's path (/proc/self/exe) and the directory it is
+ * in (build/ in the tree): airlab finds its tree, suites and agent from
+ * there. -1 with errno when it cannot be read or is longer than len. */
+int path_self_exe(char *out, size_t len);
+int path_self_dir(char *out, size_t len);
+
 #endif
