@@ -17,11 +17,6 @@
 /* Prefix of every remote command: sbin tools for any login. */
 #define REMOTE_PATH "PATH=$PATH:/usr/sbin:/sbin; "
 
-static double mono_s(void)
-{
-	return (double)mono_ms() / 1000.0;
-}
-
 const struct topo_station *stahost_first_remote(const struct cell *c)
 {
 	for (int i = 0; i < c->topo.nstations; i++)

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../util/json_file.h"
 #include "../util/stats.h"
 #include "../util/markup.h"
 #include "../util/path.h"
@@ -32,12 +33,6 @@ struct rrun {
 	 * said on the page, and the report fails. */
 	char unreadable[AL_ERR_MAX];
 };
-
-static const char *jstr(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
 
 /* Latency CDF under load from the run's own samples. */
 static int plot_cdf(const char *out, int i, struct rrun *r, struct al_err *err)
@@ -130,7 +125,7 @@ static int plot_cdf_overlay(const char *out, struct rrun *runs, size_t n,
 
 static bool computed_series(json_t *meta)
 {
-	const char *runner = jstr(meta, "RUNNER");
+	const char *runner = json_str_at(meta, "RUNNER", NULL);
 
 	return runner && (!strcmp(runner, "AverageRunner") ||
 			  !strcmp(runner, "SumRunner") ||
@@ -176,7 +171,8 @@ static int plot_station_time(const char *out, int i, struct rrun *r,
 	/* The stations, and each one's series, read once. */
 	json_object_foreach(meta, key, m)
 	{
-		const char *st = jstr(m, "STATION"), *u = jstr(m, "UNITS");
+		const char *st = json_str_at(m, "STATION", NULL),
+			   *u = json_str_at(m, "UNITS", NULL);
 		size_t k = 0;
 
 		if (!st || computed_series(m))
@@ -286,7 +282,7 @@ static int plot_stations(const char *out, int i, struct rrun *r,
 	plot_printf(&b, "$g << EOD\n");
 	for (size_t k = 0; k < json_array_size(sg); k++) {
 		json_t *s = json_array_get(sg, k);
-		plot_printf(&b, "%s %.6g %.6g\n", jstr(s, "name"),
+		plot_printf(&b, "%s %.6g %.6g\n", json_str_at(s, "name", NULL),
 			    json_number_value(json_object_get(s, "up_mbps")),
 			    json_number_value(json_object_get(s, "down_mbps")));
 	}
@@ -294,7 +290,7 @@ static int plot_stations(const char *out, int i, struct rrun *r,
 	for (size_t k = 0; k < json_array_size(src); k++) {
 		json_t *s = json_array_get(src, k);
 		json_t *sh = json_object_get(s, "share");
-		plot_printf(&b, "%s %.6g\n", jstr(s, "name"),
+		plot_printf(&b, "%s %.6g\n", json_str_at(s, "name", NULL),
 			    json_is_number(sh) ? json_number_value(sh) : 0.0);
 	}
 	plot_printf(&b, "EOD\nset multiplot layout 1,2\n"
@@ -533,7 +529,8 @@ static void page_header(FILE *f, const char *out, struct rrun *runs, size_t n)
 		markup_text(f, runs[i].id ? runs[i].id : runs[i].dir);
 		fputs("</td>", f);
 		for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
-			const char *v = jstr(runs[i].rj, cols[c][0]);
+			const char *v =
+			    json_str_at(runs[i].rj, cols[c][0], NULL);
 			char commit[32];
 
 			/* a commit: its first 12 digits, "-dirty" kept */
@@ -548,9 +545,11 @@ static void page_header(FILE *f, const char *out, struct rrun *runs, size_t n)
 			fputs("</td>", f);
 		}
 		fputs("<td>", f);
-		markup_text(f, jstr(img, "image")    ? jstr(img, "image")
-			       : jstr(img, "driver") ? jstr(img, "driver")
-						     : "-");
+		markup_text(f, json_str_at(img, "image", NULL)
+				   ? json_str_at(img, "image", NULL)
+			       : json_str_at(img, "driver", NULL)
+				   ? json_str_at(img, "driver", NULL)
+				   : "-");
 		fputs("</td><td>", f);
 		run_links(f, out, &runs[i]);
 		fputs("</td></tr>\n", f);
@@ -598,12 +597,12 @@ static int write_page(const char *const *run_dirs, size_t n,
 			free_runs(runs, n);
 			return -1;
 		}
-		r->id = jstr(r->rj, "id");
-		r->suite = jstr(r->rj, "suite");
-		r->plot = jstr(r->rj, "plot");
-		r->variant = jstr(r->rj, "variant");
-		r->status = jstr(r->rj, "status");
-		r->flent = jstr(r->rj, "flent_file");
+		r->id = json_str_at(r->rj, "id", NULL);
+		r->suite = json_str_at(r->rj, "suite", NULL);
+		r->plot = json_str_at(r->rj, "plot", NULL);
+		r->variant = json_str_at(r->rj, "variant", NULL);
+		r->status = json_str_at(r->rj, "status", NULL);
+		r->flent = json_str_at(r->rj, "flent_file", NULL);
 		/* A run without samples (failed) still gets its section; a
 		 * run whose Flent file is cut short or missing gets one
 		 * that says so, and the report fails. */
@@ -699,13 +698,14 @@ static int write_page(const char *const *run_dirs, size_t n,
 		fputs(", variant ", f);
 		markup_text(f, r->variant);
 		fputs(", kernel ", f);
-		markup_text(f, jstr(r->rj, "kernel"));
+		markup_text(f, json_str_at(r->rj, "kernel", NULL));
 		fputs(", status <b>", f);
 		markup_text(f, r->status);
 		fputs("</b>", f);
-		if (jstr(r->rj, "reasons") && *jstr(r->rj, "reasons")) {
+		if (json_str_at(r->rj, "reasons", NULL) &&
+		    *json_str_at(r->rj, "reasons", NULL)) {
 			fputs(": ", f);
-			markup_text(f, jstr(r->rj, "reasons"));
+			markup_text(f, json_str_at(r->rj, "reasons", NULL));
 		}
 		fputs("</p>\n", f);
 		if (r->unreadable[0]) {
@@ -788,7 +788,7 @@ static void collect_regressed(const char *results, struct regressed *r)
 		runs = json_object_get(root, "runs");
 		for (size_t i = 0; i < json_array_size(runs); i++) {
 			json_t *x = json_array_get(runs, i);
-			const char *id = jstr(x, "id");
+			const char *id = json_str_at(x, "id", NULL);
 
 			if (!id ||
 			    !json_is_true(json_object_get(x, "regressed")))
@@ -910,7 +910,8 @@ int report_nightly(const char *results_dir, const char *night_dir,
 			       strerror(errno));
 	}
 	for (size_t i = 0; i < json_array_size(runs); i++) {
-		const char *id = jstr(json_array_get(runs, i), "id");
+		const char *id =
+		    json_str_at(json_array_get(runs, i), "id", NULL);
 
 		if (!id || !id[0])
 			continue;
@@ -924,18 +925,22 @@ int report_nightly(const char *results_dir, const char *night_dir,
 		plot_printf(&html, "trends</h2>\n");
 		for (size_t i = 0; i < json_array_size(runs); i++) {
 			json_t *x = json_array_get(runs, i);
-			const char *suite = jstr(x, "suite");
-			const char *variant = jstr(x, "variant");
+			const char *suite = json_str_at(x, "suite", NULL);
+			const char *variant = json_str_at(x, "variant", NULL);
 			int seen = 0;
 
 			/* One trend per suite and variant of the night. */
 			for (size_t j = 0; j < i; j++) {
 				json_t *y = json_array_get(runs, j);
 
-				seen |= suite && variant && jstr(y, "suite") &&
-					jstr(y, "variant") &&
-					!strcmp(suite, jstr(y, "suite")) &&
-					!strcmp(variant, jstr(y, "variant"));
+				seen |=
+				    suite && variant &&
+				    json_str_at(y, "suite", NULL) &&
+				    json_str_at(y, "variant", NULL) &&
+				    !strcmp(suite,
+					    json_str_at(y, "suite", NULL)) &&
+				    !strcmp(variant,
+					    json_str_at(y, "variant", NULL));
 			}
 			if (seen || !suite || !variant)
 				continue;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/json_file.h"
 #include "../util/markup.h"
 #include "plot.h"
 
@@ -22,20 +23,6 @@ struct line {
 	const char *variant, *station;
 	struct plot_buf data; /* x goodput lat_median lat_p99 rate */
 };
-
-static double jnum(const json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const char *jstr(const json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_string(v) ? json_string_value(v) : "";
-}
 
 static struct line *line_of(struct line *lines, int *n, const char *variant,
 			    const char *station)
@@ -128,15 +115,15 @@ static int write_page(const char *out, const json_t *root, const char *file,
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>"
 	      "airlab sweep ",
 	      f);
-	markup_text(f, jstr(root, "id"));
+	markup_text(f, json_str_at(root, "id", ""));
 	fputs("</title></head><body>\n<h1>Sweep ", f);
-	markup_text(f, jstr(root, "id"));
+	markup_text(f, json_str_at(root, "id", ""));
 	fputs("</h1>\n<p>", f);
-	markup_text(f, jstr(root, "mode"));
+	markup_text(f, json_str_at(root, "mode", ""));
 	fputs(" sweep, suite ", f);
-	markup_text(f, jstr(root, "suite"));
+	markup_text(f, json_str_at(root, "suite", ""));
 	fputs(", status ", f);
-	markup_text(f, jstr(root, "status"));
+	markup_text(f, json_str_at(root, "status", ""));
 	fputs(", record ", f);
 	markup_text(f, file);
 	fputs("</p>\n<img src=\"goodput.png\" alt=\"goodput\"><br>\n"
@@ -155,13 +142,13 @@ static int write_page(const char *out, const json_t *root, const char *file,
 			json_t *s = json_array_get(sts, j);
 
 			fputs("<tr><td>", f);
-			markup_text(f, jstr(st, "variant"));
+			markup_text(f, json_str_at(st, "variant", ""));
 			fputs("</td><td>", f);
-			markup_text(f, jstr(st, "label"));
+			markup_text(f, json_str_at(st, "label", ""));
 			fputs("</td>", f);
-			cell(f, jnum(st, "x"), "%.2f");
+			cell(f, json_num_at(st, "x"), "%.2f");
 			fputs("<td>", f);
-			markup_text(f, jstr(s, "name"));
+			markup_text(f, json_str_at(s, "name", ""));
 			fprintf(f, "</td><td>%s</td><td>%s</td>",
 				json_is_true(json_object_get(s, "associated"))
 				    ? "yes"
@@ -169,19 +156,19 @@ static int write_page(const char *out, const json_t *root, const char *file,
 				json_is_true(json_object_get(s, "settled"))
 				    ? "yes"
 				    : "no");
-			cell(f, jnum(s, "settle_s"), "%.1f");
-			cell(f, jnum(s, "signal_dbm"), "%.0f");
-			cell(f, jnum(s, "rate_mbps"), "%.1f");
-			cell(f, jnum(s, "tx_bitrate_mbps"), "%.1f");
-			cell(f, jnum(s, "retries"), "%.0f");
-			cell(f, jnum(s, "goodput_up_mbps"), "%.2f");
-			cell(f, jnum(s, "goodput_down_mbps"), "%.2f");
-			cell(f, jnum(st, "latency_median_ms"), "%.1f");
-			cell(f, jnum(st, "latency_p99_ms"), "%.1f");
+			cell(f, json_num_at(s, "settle_s"), "%.1f");
+			cell(f, json_num_at(s, "signal_dbm"), "%.0f");
+			cell(f, json_num_at(s, "rate_mbps"), "%.1f");
+			cell(f, json_num_at(s, "tx_bitrate_mbps"), "%.1f");
+			cell(f, json_num_at(s, "retries"), "%.0f");
+			cell(f, json_num_at(s, "goodput_up_mbps"), "%.2f");
+			cell(f, json_num_at(s, "goodput_down_mbps"), "%.2f");
+			cell(f, json_num_at(st, "latency_median_ms"), "%.1f");
+			cell(f, json_num_at(st, "latency_p99_ms"), "%.1f");
 			fputs("<td>", f);
-			markup_text(f, jstr(st, "outcome"));
+			markup_text(f, json_str_at(st, "outcome", ""));
 			fputs("</td><td>", f);
-			markup_text(f, jstr(st, "run_id"));
+			markup_text(f, json_str_at(st, "run_id", ""));
 			fputs("</td></tr>\n", f);
 		}
 	}
@@ -207,7 +194,7 @@ int report_sweep(const char *sweep_json, const char *out_dir,
 		return al_errf(err, "%s:%d: %s", sweep_json, jerr.line,
 			       jerr.text);
 	steps = json_object_get(root, "steps");
-	mode = jstr(root, "mode");
+	mode = json_str_at(root, "mode", "");
 	if (!json_is_array(steps) || json_array_size(steps) == 0) {
 		al_errf(err, "%s: no \"steps\": the sweep recorded none",
 			sweep_json);
@@ -226,25 +213,26 @@ int report_sweep(const char *sweep_json, const char *out_dir,
 
 		for (size_t j = 0; j < json_array_size(sts); j++) {
 			json_t *s = json_array_get(sts, j);
-			struct line *l = line_of(lines, &n, jstr(st, "variant"),
-						 jstr(s, "name"));
-			double up = jnum(s, "goodput_up_mbps");
-			double dn = jnum(s, "goodput_down_mbps");
+			struct line *l =
+			    line_of(lines, &n, json_str_at(st, "variant", ""),
+				    json_str_at(s, "name", ""));
+			double up = json_num_at(s, "goodput_up_mbps");
+			double dn = json_num_at(s, "goodput_down_mbps");
 			bool assoc =
 			    json_is_true(json_object_get(s, "associated"));
 
 			if (!l)
 				continue;
-			plot_printf(&l->data, "%.4f", jnum(st, "x"));
+			plot_printf(&l->data, "%.4f", json_num_at(st, "x"));
 			/* A station that dropped moved nothing. */
 			put(&l->data, !assoc ? 0
 				      : isfinite(up) || isfinite(dn)
 					  ? (isfinite(up) ? up : 0) +
 						(isfinite(dn) ? dn : 0)
 					  : NAN);
-			put(&l->data, jnum(st, "latency_median_ms"));
-			put(&l->data, jnum(st, "latency_p99_ms"));
-			put(&l->data, jnum(s, "rate_mbps"));
+			put(&l->data, json_num_at(st, "latency_median_ms"));
+			put(&l->data, json_num_at(st, "latency_p99_ms"));
+			put(&l->data, json_num_at(s, "rate_mbps"));
 			plot_printf(&l->data, "\n");
 		}
 	}

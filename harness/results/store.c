@@ -101,12 +101,6 @@ void store_close(struct store *s)
 	free(s);
 }
 
-static const char *jstr(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
 /* Runs written before run.json named its suite: the id is
  * STAMP-SUITE-VARIANT[-N] and suite names have no '-'. */
 static void suite_of_id(const char *id, char *out, size_t len)
@@ -153,7 +147,7 @@ static void put_metrics(struct ins *in, json_t *root)
 			   json_object_iter_value(it));
 	for (size_t i = 0; i < json_array_size(sg); i++) {
 		json_t *v = json_array_get(sg, i);
-		const char *st = jstr(v, "name");
+		const char *st = json_str_at(v, "name", NULL);
 
 		if (!st)
 			continue;
@@ -164,7 +158,7 @@ static void put_metrics(struct ins *in, json_t *root)
 	}
 	for (size_t i = 0; i < json_array_size(flows); i++) {
 		json_t *v = json_array_get(flows, i);
-		const char *series = jstr(v, "series");
+		const char *series = json_str_at(v, "series", NULL);
 
 		if (!series)
 			continue;
@@ -176,7 +170,7 @@ static void put_metrics(struct ins *in, json_t *root)
 		    "rate_mbps", "tx_bitrate_mbps", "signal_dbm", "retries",
 		    "failed"};
 		json_t *v = json_array_get(link, i);
-		const char *st = jstr(v, "name");
+		const char *st = json_str_at(v, "name", NULL);
 
 		for (size_t k = 0; st && k < sizeof(keys) / sizeof(*keys);
 		     k++) {
@@ -194,7 +188,7 @@ static void put_metrics(struct ins *in, json_t *root)
 		put_metric(in, name, json_object_get(a, "jain"));
 		for (size_t i = 0; i < json_array_size(sts); i++) {
 			json_t *v = json_array_get(sts, i);
-			const char *st = jstr(v, "name");
+			const char *st = json_str_at(v, "name", NULL);
 
 			if (!st)
 				continue;
@@ -219,7 +213,7 @@ static int put_stations(struct store *s, const char *id, json_t *root)
 		return -1;
 	for (i = 0; i < json_array_size(sts); i++) {
 		json_t *v = json_array_get(sts, i);
-		const char *name = jstr(v, "name");
+		const char *name = json_str_at(v, "name", NULL);
 		static const char *const nums[] = {"assoc_s", "signal_dbm",
 						   "txrate_mbps"};
 
@@ -279,34 +273,35 @@ static int add_run(struct store *s, const char *run_dir, struct al_err *err)
 	root = json_load_file(path, 0, &jerr);
 	if (!root)
 		return al_errf(err, "%s:%d: %s", path, jerr.line, jerr.text);
-	id = jstr(root, "id");
-	status = jstr(root, "status");
+	id = json_str_at(root, "id", NULL);
+	status = json_str_at(root, "status", NULL);
 	if (!id || !id[0] || !status) {
 		al_errf(err, "%s: no \"id\" or \"status\": not a run.json",
 			path);
 		goto out;
 	}
-	if (jstr(root, "suite"))
-		snprintf(suite, sizeof(suite), "%s", jstr(root, "suite"));
+	if (json_str_at(root, "suite", NULL))
+		snprintf(suite, sizeof(suite), "%s",
+			 json_str_at(root, "suite", NULL));
 	else
 		suite_of_id(id, suite, sizeof(suite));
 	in.id = id;
 	{
 		const char *vals[] = {id,
 				      run_dir,
-				      jstr(root, "start"),
-				      jstr(root, "end"),
-				      jstr(root, "lab"),
-				      jstr(root, "topology"),
+				      json_str_at(root, "start", NULL),
+				      json_str_at(root, "end", NULL),
+				      json_str_at(root, "lab", NULL),
+				      json_str_at(root, "topology", NULL),
 				      suite,
-				      jstr(root, "variant"),
-				      jstr(root, "kernel"),
-				      jstr(root, "hostapd"),
-				      jstr(root, "wpa_supplicant"),
-				      jstr(root, "airlab_commit"),
+				      json_str_at(root, "variant", NULL),
+				      json_str_at(root, "kernel", NULL),
+				      json_str_at(root, "hostapd", NULL),
+				      json_str_at(root, "wpa_supplicant", NULL),
+				      json_str_at(root, "airlab_commit", NULL),
 				      status,
-				      jstr(root, "reasons"),
-				      jstr(root, "flent_file")};
+				      json_str_at(root, "reasons", NULL),
+				      json_str_at(root, "flent_file", NULL)};
 
 		if (exec_texts(s, "DELETE FROM runs WHERE id = ?", vals, 1) <
 			0 ||
@@ -370,9 +365,9 @@ static int add_series(struct store *s, const char *file, struct al_err *err)
 
 	if (!root)
 		return al_errf(err, "%s:%d: %s", file, jerr.line, jerr.text);
-	id = jstr(root, "id");
-	kind = jstr(root, "kind");
-	status = jstr(root, "status");
+	id = json_str_at(root, "id", NULL);
+	kind = json_str_at(root, "kind", NULL);
+	status = json_str_at(root, "status", NULL);
 	steps = json_object_get(root, "steps");
 	if (!id || !id[0] || !kind || !status || !json_is_array(steps)) {
 		al_errf(err,
@@ -382,8 +377,8 @@ static int add_series(struct store *s, const char *file, struct al_err *err)
 		goto out;
 	}
 	{
-		const char *vals[] = {id, kind, file, jstr(root, "start"),
-				      status};
+		const char *vals[] = {id, kind, file,
+				      json_str_at(root, "start", NULL), status};
 
 		if (exec_texts(s, "DELETE FROM series WHERE id = ?", vals, 1) <
 			0 ||
@@ -403,14 +398,18 @@ static int add_series(struct store *s, const char *file, struct al_err *err)
 		sqlite3_reset(st);
 		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 		sqlite3_bind_int(st, 2, (int)i);
-		sqlite3_bind_text(st, 3, jstr(v, "run_id"), -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, jstr(v, "variant"), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, json_str_at(v, "run_id", NULL), -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, json_str_at(v, "variant", NULL), -1,
+				  SQLITE_STATIC);
 		if (json_is_number(x))
 			sqlite3_bind_double(st, 5, json_number_value(x));
 		else
 			sqlite3_bind_null(st, 5);
-		sqlite3_bind_text(st, 6, jstr(v, "label"), -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 7, jstr(v, "outcome"), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 6, json_str_at(v, "label", NULL), -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_text(st, 7, json_str_at(v, "outcome", NULL), -1,
+				  SQLITE_STATIC);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			goto db;
 	}
@@ -486,7 +485,7 @@ static int flent_check(const char *dir, struct al_err *err)
 	snprintf(rj, sizeof(rj), "%s/run.json", dir);
 	if (!(root = json_load_file(rj, 0, NULL)))
 		return 0; /* add_run said what is wrong with it */
-	name = jstr(root, "flent_file");
+	name = json_str_at(root, "flent_file", NULL);
 	if (!name || !*name) {
 		json_decref(root);
 		return 0;

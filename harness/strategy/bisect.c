@@ -19,13 +19,6 @@
 #include "bringup.h"
 #include "run.h"
 
-static const char *jstr(const json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_string(v) ? json_string_value(v) : "";
-}
-
 static int git(const char *src, char *out, size_t len, const char *a,
 	       const char *b, const char *c, const char *d)
 {
@@ -79,7 +72,7 @@ int bisect_load(struct bisect *b, const char *dir, struct al_err *err)
 	if (!b->root)
 		return al_errf(err, "%s:%d: %s", b->file, jerr.line, jerr.text);
 	snprintf(b->results, sizeof(b->results), "%s",
-		 jstr(b->root, "results"));
+		 json_str_at(b->root, "results", ""));
 	return 0;
 }
 
@@ -195,7 +188,8 @@ static int build(struct step *st)
 {
 	char out[PATH_MAX + 300], log[PATH_MAX + 300], env[PATH_MAX + 320];
 	const char *envs[] = {env, NULL};
-	char *argv[] = {"sh", "-c", (char *)jstr(st->b->root, "build"), NULL};
+	char *argv[] = {"sh", "-c",
+			(char *)json_str_at(st->b->root, "build", ""), NULL};
 	struct dirent *e;
 	DIR *d;
 	int rc, found = 0;
@@ -244,8 +238,9 @@ static struct cell_paths step_cell(const struct step *st)
 	const struct bisect_env *env = st->env;
 
 	return (struct cell_paths){
-	    env->lab ? env->lab : jstr(st->b->root, "lab"),
-	    env->topology ? env->topology : jstr(st->b->root, "topology"),
+	    env->lab ? env->lab : json_str_at(st->b->root, "lab", ""),
+	    env->topology ? env->topology
+			  : json_str_at(st->b->root, "topology", ""),
 	    st->variant, env->variant_dir};
 }
 
@@ -305,7 +300,7 @@ static int run_once(struct step *st)
 	const struct run_request rq = {
 	    .cell = step_cell(st),
 	    .root = st->env->root,
-	    .suite = jstr(st->b->root, "suite"),
+	    .suite = json_str_at(st->b->root, "suite", ""),
 	    .params = {.length_s = json_number_value(
 			   json_object_get(st->b->root, "length_s"))},
 	    .out_dir = st->b->results,
@@ -353,7 +348,7 @@ static int step_begin(struct step *st, const char *rev, struct al_err *err)
 	struct bisect *b = st->b;
 	char base[64], id[64];
 
-	st->m = cmp_metric_known(jstr(b->root, "metric"), err);
+	st->m = cmp_metric_known(json_str_at(b->root, "metric", ""), err);
 	if (!st->m)
 		return al_err_prefix(err, "%s", b->file);
 	st->n = (int)json_array_size(json_object_get(b->root, "steps"));
@@ -596,14 +591,14 @@ json_t *bisect_spec(const struct bisect_request *rq, struct al_err *err)
 /* The clone, with both revisions checked to be commits in it. */
 static int clone_repo(struct bisect *b, struct al_err *err)
 {
-	const char *repo = jstr(b->root, "repo");
+	const char *repo = json_str_at(b->root, "repo", "");
 	char *argv[] = {"git",	      "clone", "-q", "--no-hardlinks",
 			(char *)repo, b->src,  NULL};
 
 	if (proc_run(argv, NULL, NULL, NULL) != 0)
 		return al_errf(err, "git clone %s failed", repo);
-	if (check_ends(b->src, repo, jstr(b->root, "good"),
-		       jstr(b->root, "bad"), err) < 0) {
+	if (check_ends(b->src, repo, json_str_at(b->root, "good", ""),
+		       json_str_at(b->root, "bad", ""), err) < 0) {
 		err->bad_input = false;
 		return -1;
 	}
@@ -619,7 +614,8 @@ static int bisect_begin(struct bisect *b, const struct bisect_request *rq,
 
 	if (!spec)
 		return -1;
-	snprintf(b->results, sizeof(b->results), "%s", jstr(spec, "results"));
+	snprintf(b->results, sizeof(b->results), "%s",
+		 json_str_at(spec, "results", ""));
 	snprintf(parent, sizeof(parent), "%s/bisect", b->results);
 	path_utc_stamp(stamp, sizeof(stamp));
 	if ((mkdir(b->results, 0755) < 0 && errno != EEXIST) ||
@@ -644,8 +640,9 @@ static int bisect_begin(struct bisect *b, const struct bisect_request *rq,
 		return -1;
 	}
 	fprintf(stderr, "bisect %s: %s..%s of %s on %s (%s); record %s\n",
-		out->id, jstr(spec, "good"), jstr(spec, "bad"),
-		jstr(spec, "repo"), jstr(spec, "metric"), jstr(spec, "suite"),
+		out->id, json_str_at(spec, "good", ""),
+		json_str_at(spec, "bad", ""), json_str_at(spec, "repo", ""),
+		json_str_at(spec, "metric", ""), json_str_at(spec, "suite", ""),
 		b->file);
 	return 0;
 }
@@ -659,8 +656,8 @@ static int evaluate_end(struct bisect *b, const struct bisect_env *env,
 	struct al_err err;
 	int rc;
 
-	git(b->src, out, sizeof(out), "checkout", "-q", jstr(b->root, key),
-	    NULL);
+	git(b->src, out, sizeof(out), "checkout", "-q",
+	    json_str_at(b->root, key, ""), NULL);
 	rc = evaluate(b, env, "HEAD", key, base, step, &err);
 	if (rc < 0)
 		fprintf(stderr, "airlab bisect: %s\n", err.msg);
@@ -684,7 +681,8 @@ static int bisect_ends(struct bisect *b, const struct bisect_request *rq,
 	if (rc != 0)
 		return al_errf(err,
 			       "the good revision %s could not be measured: %s",
-			       jstr(b->root, "good"), jstr(*gstep, "reason"));
+			       json_str_at(b->root, "good", ""),
+			       json_str_at(*gstep, "reason", ""));
 	rc = evaluate_end(
 	    b, &rq->env, "bad",
 	    json_object_get(
@@ -698,10 +696,11 @@ static int bisect_ends(struct bisect *b, const struct bisect_request *rq,
 		snprintf(out->why, sizeof(out->why),
 			 "the bad revision %s is not worse than the good one "
 			 "on %s (%s%s%s): nothing to bisect",
-			 jstr(b->root, "bad"), jstr(b->root, "metric"),
-			 jstr(*bstep, "outcome"),
-			 jstr(*bstep, "reason")[0] ? ": " : "",
-			 jstr(*bstep, "reason"));
+			 json_str_at(b->root, "bad", ""),
+			 json_str_at(b->root, "metric", ""),
+			 json_str_at(*bstep, "outcome", ""),
+			 json_str_at(*bstep, "reason", "")[0] ? ": " : "",
+			 json_str_at(*bstep, "reason", ""));
 		out->status = BISECT_NOT_WORSE;
 		return 1;
 	}
@@ -714,7 +713,8 @@ static json_t *step_of(json_t *steps, const char *sha)
 	json_t *found = NULL;
 
 	for (size_t i = 0; i < json_array_size(steps); i++)
-		if (!strcmp(jstr(json_array_get(steps, i), "rev"), sha))
+		if (!strcmp(json_str_at(json_array_get(steps, i), "rev", ""),
+			    sha))
 			found = json_array_get(steps, i);
 	return found;
 }
@@ -722,7 +722,8 @@ static json_t *step_of(json_t *steps, const char *sha)
 static void side(const json_t *step, struct bisect_side *s)
 {
 	s->found = step != NULL;
-	snprintf(s->outcome, sizeof(s->outcome), "%s", jstr(step, "outcome"));
+	snprintf(s->outcome, sizeof(s->outcome), "%s",
+		 json_str_at(step, "outcome", ""));
 	s->median = json_number_value(json_object_get(step, "median"));
 	s->change = json_number_value(json_object_get(step, "change"));
 }
@@ -776,9 +777,9 @@ static void finish(struct bisect *b, int run_rc, struct bisect_result *out)
 	    json_integer((json_int_t)json_array_size(steps) - 2));
 	out->status = run_rc == 0 ? BISECT_COMPLETE : BISECT_INCONCLUSIVE;
 	snprintf(out->subject, sizeof(out->subject), "%s",
-		 jstr(bad, "subject"));
+		 json_str_at(bad, "subject", ""));
 	snprintf(out->metric, sizeof(out->metric), "%s",
-		 jstr(b->root, "metric"));
+		 json_str_at(b->root, "metric", ""));
 	side(good, &out->before);
 	side(bad, &out->at);
 	out->steps = json_array_size(steps);
@@ -805,8 +806,9 @@ static int bisect_drive(struct bisect *b, const struct bisect_request *rq,
 		self[0] = 0;
 	}
 	snprintf(log, sizeof(log), "%s/git-bisect.log", b->dir);
-	snprintf(good_sha, sizeof(good_sha), "%s", jstr(gstep, "rev"));
-	snprintf(bad_sha, sizeof(bad_sha), "%s", jstr(bstep, "rev"));
+	snprintf(good_sha, sizeof(good_sha), "%s",
+		 json_str_at(gstep, "rev", ""));
+	snprintf(bad_sha, sizeof(bad_sha), "%s", json_str_at(bstep, "rev", ""));
 	/* The steps rewrite bisect.json: ours goes until they are done. */
 	json_decref(b->root);
 	b->root = NULL;

@@ -8,11 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double mono_s(void)
-{
-	return (double)mono_ms() / 1000.0;
-}
-
 bool bringup_kernel_matches(const char *series, const char *release)
 {
 	size_t n = strlen(series);

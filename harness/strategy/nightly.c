@@ -320,11 +320,6 @@ int night_start(struct night *nt, const struct night_request *rq,
 
 /* ---- the runs ---- */
 
-static double mono_s(void)
-{
-	return (double)mono_ms() / 1000;
-}
-
 /* What `airlab run` would exit with. */
 static int run_code(int rc, const struct run_result *r,
 		    const struct al_err *err)

@@ -39,11 +39,6 @@ static bool stopped(const struct sweep *sw)
 	return sw->stop && *sw->stop;
 }
 
-static double mono_s(void)
-{
-	return (double)mono_ms() / 1000.0;
-}
-
 /* "a,b,c" into out, rows of width bytes (each item shorter); -1 when
  * empty, an item is empty or too long, or there are more than max. */
 static int split_list(const char *s, char *out, size_t width, int max)
@@ -644,13 +639,6 @@ static json_t *station_json(struct store *db, const char *run_id,
 	return o;
 }
 
-static double jnum(const json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 /* Prints one step's line per moved station: what the sweep is for. */
 static void print_step(FILE *f, const json_t *step)
 {
@@ -667,10 +655,12 @@ static void print_step(FILE *f, const json_t *step)
 			json_string_value(json_object_get(s, "name")),
 			json_is_true(json_object_get(s, "associated")) ? "yes"
 								       : "no",
-			jnum(s, "signal_dbm"), jnum(s, "rate_mbps"),
-			jnum(s, "tx_bitrate_mbps"), jnum(s, "goodput_up_mbps"),
-			jnum(s, "goodput_down_mbps"),
-			jnum(step, "latency_median_ms"),
+			json_num_at(s, "signal_dbm"),
+			json_num_at(s, "rate_mbps"),
+			json_num_at(s, "tx_bitrate_mbps"),
+			json_num_at(s, "goodput_up_mbps"),
+			json_num_at(s, "goodput_down_mbps"),
+			json_num_at(step, "latency_median_ms"),
 			json_string_value(json_object_get(step, "outcome")));
 	}
 	fflush(f);

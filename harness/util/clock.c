@@ -18,3 +18,8 @@ void sleep_ms(int ms)
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
+
+double mono_s(void)
+{
+	return (double)mono_ms() / 1000.0;
+}

@@ -27,3 +27,17 @@ json_t *json_num(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
 }
+
+const char *json_str_at(const json_t *o, const char *key, const char *dflt)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? json_string_value(v) : dflt;
+}
+
+double json_num_at(const json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}

@@ -14,5 +14,9 @@ int json_write_atomic(json_t *root, const char *path, int sort,
 
 /* A number, or null where it is not finite (NaN: not measured). */
 json_t *json_num(double v);
+/* o's string member key, or dflt when it is absent or not a string. */
+const char *json_str_at(const json_t *o, const char *key, const char *dflt);
+/* o's number member key, NaN when it is absent or not a number. */
+double json_num_at(const json_t *o, const char *key);
 
 #endif
