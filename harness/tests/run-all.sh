@@ -15,6 +15,9 @@ trap 'rm -f "$tmp"' EXIT
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
+# Seconds each part took, printed at the end: make check has a budget.
+timings=()
+unit_start=$SECONDS
 for t in build/tests/test_* build/tests-asan/test_*; do
 	[ -x "$t" ] || continue
 	echo "== $t"
@@ -32,13 +35,16 @@ for t in build/tests/test_* build/tests-asan/test_*; do
 	passed=$((passed + p))
 	failed=$((failed + f))
 done
+timings+=("unit tests: $((SECONDS - unit_start)) s")
 
 if [ "$unit_only" -eq 0 ]; then
 	for it in harness/tests/it_*.sh; do
 		echo "== $it"
+		it_start=$SECONDS
 		# Streamed as it runs (these take minutes), kept for the count.
 		"$it" 2>&1 | tee "$tmp"
 		rc=${PIPESTATUS[0]}
+		timings+=("$it: $((SECONDS - it_start)) s")
 		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$tmp" | tail -1)
 		while IFS= read -r l; do failures+=("$it: ${l#not ok - }"); done < <(grep '^not ok - ' "$tmp")
 		if [ -z "$line" ]; then
@@ -61,6 +67,8 @@ if [ "$unit_only" -eq 0 ]; then
 	done
 fi
 
+echo "== time:"
+printf '  %s\n' "${timings[@]}"
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "== failed:"
 	printf '  %s\n' "${failures[@]}"
