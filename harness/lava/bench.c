@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../results/run_doc.h"
 #include "../strategy/plan.h"
 #include "../util/path.h"
 #include "log.h"
@@ -14,28 +15,25 @@
  * Flent file as blocks of the log. */
 static int bench_send(FILE *log, const char *dir, struct al_err *err)
 {
-	static const char *const keys[] = {"kernel", "hostapd",
-					   "wpa_supplicant"};
 	char path[4800];
-	json_t *rj;
-	const char *fl;
+	struct run_doc d;
 	int rc = 0;
 
+	if (run_doc_read(dir, &d, err) < 0)
+		return -1;
+	fprintf(log, "AIRLAB-INFO kernel %s\n", d.kernel ? d.kernel : "");
+	fprintf(log, "AIRLAB-INFO hostapd %s\n", d.hostapd ? d.hostapd : "");
+	fprintf(log, "AIRLAB-INFO wpa_supplicant %s\n",
+		d.wpa_supplicant ? d.wpa_supplicant : "");
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	if (!(rj = json_load_file(path, 0, NULL)))
-		return al_errf(err, "%s: cannot be read back", path);
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const char *v = json_string_value(json_object_get(rj, keys[i]));
-
-		fprintf(log, "AIRLAB-INFO %s %s\n", keys[i], v ? v : "");
-	}
 	if (lava_log_send_file(log, "record.json", path, err) < 0)
 		rc = -1;
-	fl = json_string_value(json_object_get(rj, "flent_file"));
-	snprintf(path, sizeof(path), "%s/%s", dir, fl ? fl : "");
-	if (rc == 0 && fl && lava_log_send_file(log, fl, path, err) < 0)
+	snprintf(path, sizeof(path), "%s/%s", dir,
+		 d.flent_file ? d.flent_file : "");
+	if (rc == 0 && d.flent_file &&
+	    lava_log_send_file(log, d.flent_file, path, err) < 0)
 		rc = -1;
-	json_decref(rj);
+	run_doc_free(&d);
 	return rc;
 }
 

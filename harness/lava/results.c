@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../lab/ydoc.h"
+#include "../results/run_doc.h"
 #include "../results/store.h"
 #include "../util/json_file.h"
 #include "../util/path.h"
@@ -274,57 +275,57 @@ static void judge(const struct lava_job *j, json_t *record, json_t *cases,
 	}
 }
 
-static json_t *run_json(const struct lava_server *s, const struct lava_job *j,
-			const struct lava_stored *st, json_t *record,
-			json_t *cases, char *const *lines, size_t n,
-			const char *commit)
+/* The run's record: the job's metadata and log, and the run's own part
+ * (summary, flows, goodput, Flent file) as the DUT wrote it. */
+static int run_write(const struct lava_server *s, const struct lava_job *j,
+		     const struct lava_stored *st, json_t *record,
+		     json_t *cases, char *const *lines, size_t n,
+		     const char *commit, struct al_err *err)
 {
 	char url[1200];
-	const char *info;
-	json_t *root = json_object();
-	static const char *const keep[] = {
-	    "summary", "flows", "station_goodput", "step_s", "flent_file"};
+	const char *kernel = lava_log_info(lines, n, "kernel");
+	const char *hostapd = lava_log_info(lines, n, "hostapd");
+	const char *wpa = lava_log_info(lines, n, "wpa_supplicant");
+	struct run_doc d = {
+	    .id = st->run_id,
+	    .status = st->status,
+	    .reasons = st->reasons,
+	    .lab = j->lab,
+	    .lab_file = "",
+	    .topology = j->topology,
+	    .variant = j->variant,
+	    .suite = j->suite,
+	    .length_s = j->length_s,
+	    .step_s = json_num_at(record, "step_s"),
+	    .kernel = kernel ? kernel : "",
+	    .hostapd = hostapd ? hostapd : "",
+	    .wpa_supplicant = wpa ? wpa : "",
+	    .airlab_commit = commit,
+	    .start = j->start_time,
+	    .end = j->end_time,
+	    .flent_file = json_str_at(record, "flent_file", NULL),
+	    .summary = json_object_get(record, "summary"),
+	    .flows = json_object_get(record, "flows"),
+	    .station_goodput = json_object_get(record, "station_goodput"),
+	};
+	int rc;
 
 	lava_job_url(s, j->id, url, sizeof(url));
-	json_object_set_new(root, "id", json_string(st->run_id));
-	json_object_set_new(root, "status", json_string(st->status));
-	json_object_set_new(root, "reasons", json_string(st->reasons));
-	json_object_set_new(root, "lab", json_string(j->lab));
-	json_object_set_new(root, "lab_file", json_string(""));
-	json_object_set_new(root, "topology", json_string(j->topology));
-	json_object_set_new(root, "variant", json_string(j->variant));
-	json_object_set_new(root, "suite", json_string(j->suite));
-	json_object_set_new(root, "length_s", json_real(j->length_s));
-	info = lava_log_info(lines, n, "kernel");
-	json_object_set_new(root, "kernel", json_string(info ? info : ""));
-	info = lava_log_info(lines, n, "hostapd");
-	json_object_set_new(root, "hostapd", json_string(info ? info : ""));
-	info = lava_log_info(lines, n, "wpa_supplicant");
-	json_object_set_new(root, "wpa_supplicant",
-			    json_string(info ? info : ""));
-	json_object_set_new(root, "airlab_commit", json_string(commit));
-	json_object_set_new(root, "start", json_string(j->start_time));
-	json_object_set_new(root, "end", json_string(j->end_time));
-	json_object_set_new(root, "stations", json_array());
-	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
-		json_t *v = record ? json_object_get(record, keep[i]) : NULL;
-
-		json_object_set(root, keep[i], v ? v : json_null());
-	}
-	if (!record)
-		json_object_set_new(root, "summary", json_null());
+	d.stations = json_array();
 	/* The host cannot read the medium or nl80211 around a LAVA job. */
-	json_object_set_new(root, "airtime",
-			    json_pack("{s:{s:s}, s:{s:s}}", "medium", "error",
-				      "not read in a LAVA job", "nl80211",
-				      "error", "not read in a LAVA job"));
-	json_object_set_new(
-	    root, "lava",
+	d.airtime = json_pack("{s:{s:s}, s:{s:s}}", "medium", "error",
+			      "not read in a LAVA job", "nl80211", "error",
+			      "not read in a LAVA job");
+	d.lava =
 	    json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:O}", "server",
 		      s->url, "job_id", (json_int_t)j->id, "url", url, "device",
 		      j->device, "state", j->state, "health", j->health,
-		      "failure_comment", j->failure, "cases", cases));
-	return root;
+		      "failure_comment", j->failure, "cases", cases);
+	rc = run_doc_write(st->dir, &d, err);
+	json_decref(d.stations);
+	json_decref(d.airtime);
+	json_decref(d.lava);
+	return rc;
 }
 
 /* A Flent file name from the job, written into the run directory: one
@@ -345,7 +346,7 @@ int lava_job_store(const struct lava_server *s, const struct lava_job *j,
 	char **lines = NULL, *log = NULL;
 	unsigned char *data = NULL;
 	size_t n = 0, len;
-	json_t *cases = NULL, *record = NULL, *root = NULL;
+	json_t *cases = NULL, *record = NULL;
 	struct store *db;
 	struct stat st;
 	struct al_err e2;
@@ -362,15 +363,14 @@ int lava_job_store(const struct lava_server *s, const struct lava_job *j,
 	snprintf(out->dir, sizeof(out->dir), "%s/%s", results_dir, out->run_id);
 	snprintf(path, sizeof(path), "%s/run.json", out->dir);
 	if (stat(path, &st) == 0) {
-		json_t *old = json_load_file(path, 0, NULL);
+		struct run_doc old;
 
 		/* What was stored stands; its verdict is told again. */
 		out->already = true;
 		snprintf(out->status, sizeof(out->status), "%s",
-			 old && json_is_string(json_object_get(old, "status"))
-			     ? json_string_value(json_object_get(old, "status"))
-			     : "unreadable");
-		json_decref(old);
+			 run_doc_read(out->dir, &old, &e2) == 0 ? old.status
+								: "unreadable");
+		run_doc_free(&old);
 		return 0;
 	}
 	if (path_mkdirs(out->dir) < 0)
@@ -420,8 +420,8 @@ int lava_job_store(const struct lava_server *s, const struct lava_job *j,
 		}
 	}
 	judge(j, record, cases, why, out);
-	root = run_json(s, j, out, record, cases, lines, n, airlab_commit);
-	if (json_write_atomic(root, path, 1, err) < 0)
+	if (run_write(s, j, out, record, cases, lines, n, airlab_commit, err) <
+	    0)
 		goto out;
 	rc = 0;
 	/* The directory is the truth; an index that cannot take it is
@@ -439,7 +439,6 @@ out:
 	lava_log_lines_free(lines, n);
 	json_decref(cases);
 	json_decref(record);
-	json_decref(root);
 	return rc;
 }
 

@@ -12,6 +12,7 @@
 #include "../util/stats.h"
 #include "store.h"
 #include "flent.h"
+#include "run_doc.h"
 
 static const struct cmp_metric metrics[] = {
     {"latency", "ms", 1, 0.05},
@@ -116,31 +117,26 @@ int cmp_load(const char *run_dir, const struct cmp_metric *m,
 	     struct cmp_samples *out, struct al_err *err)
 {
 	char path[4300];
-	json_error_t jerr;
-	json_t *rj, *root, *results, *x;
-	const char *fname, *name;
+	struct run_doc rd;
+	json_t *root, *results, *x;
+	const char *name;
 	json_t *series;
 	double delay, length, lo = -INFINITY, hi = INFINITY;
 	size_t cap = 0;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	snprintf(path, sizeof(path), "%s/run.json", run_dir);
-	rj = json_load_file(path, 0, &jerr);
-	if (!rj)
-		return al_errf(err, "%s:%d: %s", path, jerr.line, jerr.text);
-	fname = json_string_value(json_object_get(rj, "flent_file"));
-	if (!fname) {
-		const char *st =
-		    json_string_value(json_object_get(rj, "status"));
-
-		al_errf(err, "%s: the run has no .flent.gz (status %s)", path,
-			st ? st : "unknown");
-		json_decref(rj);
+	if (run_doc_read(run_dir, &rd, err) < 0)
+		return -1;
+	if (!rd.flent_file) {
+		al_errf(err,
+			"%s/run.json: the run has no .flent.gz (status %s)",
+			run_dir, rd.status);
+		run_doc_free(&rd);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/%s", run_dir, fname);
-	json_decref(rj);
+	snprintf(path, sizeof(path), "%s/%s", run_dir, rd.flent_file);
+	run_doc_free(&rd);
 	if (!(root = flent_read(path, err)))
 		return -1;
 	results = json_object_get(root, "results");

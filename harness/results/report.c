@@ -21,11 +21,12 @@
 #include "compare.h"
 #include "flent.h"
 #include "plot.h"
+#include "run_doc.h"
 #include "store.h"
 
 struct rrun {
 	char dir[4096];
-	json_t *rj;
+	struct run_doc d;
 	const char *id, *suite, *variant, *status, *flent;
 	const char *plot; /* Flent's plot for the suite; NULL: totals */
 	struct cmp_samples lat, gp;
@@ -266,43 +267,39 @@ static int plot_station_time(const char *out, int i, struct rrun *r,
 static int plot_stations(const char *out, int i, struct rrun *r,
 			 struct al_err *err)
 {
-	json_t *sg = json_object_get(r->rj, "station_goodput");
-	json_t *air = json_object_get(r->rj, "airtime");
-	json_t *src =
-	    json_object_get(json_object_get(air, "medium"), "stations");
+	const struct run_doc_airtime *src = run_doc_airtime(&r->d, "medium");
 	struct plot_buf b = {0};
 	char png[64];
 	int rc;
 
-	if (!json_array_size(src))
-		src = json_object_get(json_object_get(air, "nl80211"),
-				      "stations");
-	if (!json_array_size(sg) && !json_array_size(src))
+	if (!src)
+		src = run_doc_airtime(&r->d, "nl80211");
+	if (!r->d.n_goodput && !src)
 		return 1;
 	plot_printf(&b, "$g << EOD\n");
-	for (size_t k = 0; k < json_array_size(sg); k++) {
-		json_t *s = json_array_get(sg, k);
-		plot_printf(&b, "%s %.6g %.6g\n", json_str_at(s, "name", NULL),
-			    json_number_value(json_object_get(s, "up_mbps")),
-			    json_number_value(json_object_get(s, "down_mbps")));
+	for (size_t k = 0; k < r->d.n_goodput; k++) {
+		const struct run_doc_goodput *g = &r->d.goodput[k];
+
+		/* gnuplot draws no bar for a figure not measured */
+		plot_printf(&b, "%s %.6g %.6g\n", g->station,
+			    isfinite(g->up_mbps) ? g->up_mbps : 0.0,
+			    isfinite(g->down_mbps) ? g->down_mbps : 0.0);
 	}
 	plot_printf(&b, "EOD\n$a << EOD\n");
-	for (size_t k = 0; k < json_array_size(src); k++) {
-		json_t *s = json_array_get(src, k);
-		json_t *sh = json_object_get(s, "share");
-		plot_printf(&b, "%s %.6g\n", json_str_at(s, "name", NULL),
-			    json_is_number(sh) ? json_number_value(sh) : 0.0);
-	}
+	for (size_t k = 0; src && k < src->n; k++)
+		plot_printf(&b, "%s %.6g\n", src->sta[k].station,
+			    isfinite(src->sta[k].share) ? src->sta[k].share
+							: 0.0);
 	plot_printf(&b, "EOD\nset multiplot layout 1,2\n"
 			"set style data histograms\n"
 			"set style histogram clustered gap 1\n"
 			"set style fill solid 0.8 border -1\n"
 			"set yrange [0:*]\n");
-	if (json_array_size(sg))
+	if (r->d.n_goodput)
 		plot_printf(&b, "set title 'Goodput per station (Mbit/s)'\n"
 				"plot $g using 2:xtic(1) title 'up', "
 				"'' using 3 title 'down'\n");
-	if (json_array_size(src))
+	if (src)
 		plot_printf(&b, "set title 'Airtime share per station'\n"
 				"set yrange [0:1]\n"
 				"plot $a using 2:xtic(1) title 'share'\n");
@@ -383,7 +380,7 @@ static int plot_boxes(const char *out, struct rrun *runs, size_t n, int lat,
 	return rc;
 }
 
-static void summary_table(FILE *f, json_t *sum)
+static void summary_table(FILE *f, const struct run_doc *d)
 {
 	static const struct {
 		const char *key, *label, *fmt;
@@ -401,12 +398,12 @@ static void summary_table(FILE *f, json_t *sum)
 
 	fputs("<table><tr><th>figure</th><th>value</th></tr>\n", f);
 	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
-		json_t *v = json_object_get(sum, rows[k].key);
+		double v = run_doc_figure(d, rows[k].key);
 
-		if (!json_is_number(v))
+		if (!isfinite(v))
 			continue;
 		fprintf(f, "<tr><td>%s</td><td>", rows[k].label);
-		fprintf(f, rows[k].fmt, json_number_value(v));
+		fprintf(f, rows[k].fmt, v);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -505,52 +502,40 @@ static void run_links(FILE *f, const char *out, const struct rrun *r)
  * what it ran, with its raw files. */
 static void page_header(FILE *f, const char *out, struct rrun *runs, size_t n)
 {
-	static const char *const cols[][2] = {
-	    {"suite", "suite"},
-	    {"variant", "variant"},
-	    {"lab", "lab"},
-	    {"topology", "topology"},
-	    {"kernel", "DUT kernel"},
-	    {"hostapd", "hostapd"},
-	    {"airlab_commit", "airlab"},
-	    {"start", "start (UTC)"},
+	static const char *const cols[] = {
+	    "suite",   "variant", "lab",	 "topology",  "DUT kernel",
+	    "hostapd", "airlab",  "start (UTC)", "DUT image",
 	};
 	char stamp[32];
 
 	path_utc_stamp(stamp, sizeof(stamp));
 	fprintf(f, "<p>made %s</p>\n<table><tr><th>run</th><th>id</th>", stamp);
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
-		fprintf(f, "<th>%s</th>", cols[c][1]);
-	fputs("<th>DUT image</th><th>files</th></tr>\n", f);
+		fprintf(f, "<th>%s</th>", cols[c]);
+	fputs("<th>files</th></tr>\n", f);
 	for (size_t i = 0; i < n; i++) {
-		json_t *img = json_object_get(runs[i].rj, "dut_image");
+		const struct run_doc *d = &runs[i].d;
+		char commit[32];
+		const char *vals[] = {
+		    d->suite,	      d->variant, d->lab,
+		    d->topology,      d->kernel,  d->hostapd,
+		    d->airlab_commit, d->start,	  d->dut_image_name};
 
+		/* a commit: its first 12 digits, "-dirty" kept */
+		if (d->airlab_commit && strlen(d->airlab_commit) >= 40) {
+			snprintf(commit, sizeof(commit), "%.12s%s",
+				 d->airlab_commit, d->airlab_commit + 40);
+			vals[6] = commit;
+		}
 		fprintf(f, "<tr><td>%c</td><td>", run_letter(i));
 		markup_text(f, runs[i].id ? runs[i].id : runs[i].dir);
 		fputs("</td>", f);
-		for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
-			const char *v =
-			    json_str_at(runs[i].rj, cols[c][0], NULL);
-			char commit[32];
-
-			/* a commit: its first 12 digits, "-dirty" kept */
-			if (v && !strcmp(cols[c][0], "airlab_commit") &&
-			    strlen(v) >= 40) {
-				snprintf(commit, sizeof(commit), "%.12s%s", v,
-					 v + 40);
-				v = commit;
-			}
+		for (size_t c = 0; c < sizeof(vals) / sizeof(vals[0]); c++) {
 			fputs("<td>", f);
-			markup_text(f, v ? v : "-");
+			markup_text(f, vals[c] ? vals[c] : "-");
 			fputs("</td>", f);
 		}
 		fputs("<td>", f);
-		markup_text(f, json_str_at(img, "image", NULL)
-				   ? json_str_at(img, "image", NULL)
-			       : json_str_at(img, "driver", NULL)
-				   ? json_str_at(img, "driver", NULL)
-				   : "-");
-		fputs("</td><td>", f);
 		run_links(f, out, &runs[i]);
 		fputs("</td></tr>\n", f);
 	}
@@ -560,7 +545,7 @@ static void page_header(FILE *f, const char *out, struct rrun *runs, size_t n)
 static void free_runs(struct rrun *runs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		json_decref(runs[i].rj);
+		run_doc_free(&runs[i].d);
 		cmp_samples_free(&runs[i].lat);
 		cmp_samples_free(&runs[i].gp);
 	}
@@ -587,22 +572,19 @@ static int write_page(const char *const *run_dirs, size_t n,
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct rrun *r = &runs[i];
-		json_error_t jerr;
 		struct al_err e;
 
 		snprintf(r->dir, sizeof(r->dir), "%s", run_dirs[i]);
-		snprintf(path, sizeof(path), "%s/run.json", r->dir);
-		if (!(r->rj = json_load_file(path, 0, &jerr))) {
-			al_errf(err, "%s:%d: %s", path, jerr.line, jerr.text);
+		if (run_doc_read(r->dir, &r->d, err) < 0) {
 			free_runs(runs, n);
 			return -1;
 		}
-		r->id = json_str_at(r->rj, "id", NULL);
-		r->suite = json_str_at(r->rj, "suite", NULL);
-		r->plot = json_str_at(r->rj, "plot", NULL);
-		r->variant = json_str_at(r->rj, "variant", NULL);
-		r->status = json_str_at(r->rj, "status", NULL);
-		r->flent = json_str_at(r->rj, "flent_file", NULL);
+		r->id = r->d.id;
+		r->suite = r->d.suite;
+		r->plot = r->d.plot;
+		r->variant = r->d.variant;
+		r->status = r->d.status;
+		r->flent = r->d.flent_file;
 		/* A run without samples (failed) still gets its section; a
 		 * run whose Flent file is cut short or missing gets one
 		 * that says so, and the report fails. */
@@ -698,14 +680,13 @@ static int write_page(const char *const *run_dirs, size_t n,
 		fputs(", variant ", f);
 		markup_text(f, r->variant);
 		fputs(", kernel ", f);
-		markup_text(f, json_str_at(r->rj, "kernel", NULL));
+		markup_text(f, r->d.kernel);
 		fputs(", status <b>", f);
 		markup_text(f, r->status);
 		fputs("</b>", f);
-		if (json_str_at(r->rj, "reasons", NULL) &&
-		    *json_str_at(r->rj, "reasons", NULL)) {
+		if (r->d.reasons && *r->d.reasons) {
 			fputs(": ", f);
-			markup_text(f, json_str_at(r->rj, "reasons", NULL));
+			markup_text(f, r->d.reasons);
 		}
 		fputs("</p>\n", f);
 		if (r->unreadable[0]) {
@@ -715,7 +696,7 @@ static int write_page(const char *const *run_dirs, size_t n,
 			markup_text(f, r->unreadable);
 			fputs("</p>\n", f);
 		}
-		summary_table(f, json_object_get(r->rj, "summary"));
+		summary_table(f, &r->d);
 		snprintf(name, sizeof(name), "r%zu-series.png", i);
 		img(f, out_dir, name, "time series (Flent)");
 		snprintf(name, sizeof(name), "r%zu-cdf.png", i);

@@ -1,5 +1,6 @@
 #include "store.h"
 #include "flent.h"
+#include "run_doc.h"
 #include "../util/json_file.h"
 
 #include <dirent.h>
@@ -101,17 +102,6 @@ void store_close(struct store *s)
 	free(s);
 }
 
-/* Runs written before run.json named its suite: the id is
- * STAMP-SUITE-VARIANT[-N] and suite names have no '-'. */
-static void suite_of_id(const char *id, char *out, size_t len)
-{
-	const char *a = strchr(id, '-');
-	const char *b = a ? strchr(a + 1, '-') : NULL;
-
-	snprintf(out, len, "%.*s", a && b ? (int)(b - a - 1) : 0,
-		 a ? a + 1 : "");
-}
-
 struct ins {
 	struct store *s;
 	sqlite3_stmt *metric;
@@ -119,91 +109,78 @@ struct ins {
 	int rc;
 };
 
-static void put_metric(struct ins *in, const char *name, json_t *v)
+static void put_metric(struct ins *in, const char *name, double v)
 {
-	if (in->rc || !json_is_number(v))
+	if (in->rc || !isfinite(v))
 		return;
 	sqlite3_reset(in->metric);
 	sqlite3_bind_text(in->metric, 1, in->id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(in->metric, 2, name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(in->metric, 3, json_number_value(v));
+	sqlite3_bind_double(in->metric, 3, v);
 	if (sqlite3_step(in->metric) != SQLITE_DONE)
 		in->rc = -1;
 }
 
 /* Every figure of run.json worth comparing, under one flat name. */
-static void put_metrics(struct ins *in, json_t *root)
+static void put_metrics(struct ins *in, const struct run_doc *d)
 {
-	json_t *sum = json_object_get(root, "summary");
-	json_t *sg = json_object_get(root, "station_goodput");
-	json_t *flows = json_object_get(root, "flows");
-	json_t *air = json_object_get(root, "airtime");
-	json_t *link = json_object_get(root, "link");
 	char name[512];
 
-	for (void *it = json_object_iter(sum); it;
-	     it = json_object_iter_next(sum, it))
-		put_metric(in, json_object_iter_key(it),
-			   json_object_iter_value(it));
-	for (size_t i = 0; i < json_array_size(sg); i++) {
-		json_t *v = json_array_get(sg, i);
-		const char *st = json_str_at(v, "name", NULL);
+	for (size_t i = 0; i < d->n_figures; i++)
+		put_metric(in, d->figures[i].name, d->figures[i].value);
+	for (size_t i = 0; i < d->n_goodput; i++) {
+		const struct run_doc_goodput *g = &d->goodput[i];
 
-		if (!st)
-			continue;
-		snprintf(name, sizeof(name), "goodput.%s.up", st);
-		put_metric(in, name, json_object_get(v, "up_mbps"));
-		snprintf(name, sizeof(name), "goodput.%s.down", st);
-		put_metric(in, name, json_object_get(v, "down_mbps"));
+		snprintf(name, sizeof(name), "goodput.%s.up", g->station);
+		put_metric(in, name, g->up_mbps);
+		snprintf(name, sizeof(name), "goodput.%s.down", g->station);
+		put_metric(in, name, g->down_mbps);
 	}
-	for (size_t i = 0; i < json_array_size(flows); i++) {
-		json_t *v = json_array_get(flows, i);
-		const char *series = json_str_at(v, "series", NULL);
-
-		if (!series)
-			continue;
-		snprintf(name, sizeof(name), "flow.%s", series);
-		put_metric(in, name, json_object_get(v, "mean_mbps"));
+	for (size_t i = 0; i < d->n_flow; i++) {
+		snprintf(name, sizeof(name), "flow.%s", d->flow[i].series);
+		put_metric(in, name, d->flow[i].mean_mbps);
 	}
-	for (size_t i = 0; i < json_array_size(link); i++) {
-		static const char *const keys[] = {
-		    "rate_mbps", "tx_bitrate_mbps", "signal_dbm", "retries",
-		    "failed"};
-		json_t *v = json_array_get(link, i);
-		const char *st = json_str_at(v, "name", NULL);
+	for (size_t i = 0; i < d->n_links; i++) {
+		const struct run_doc_link *l = &d->links[i];
+		const struct {
+			const char *key;
+			double v;
+		} figs[] = {{"rate_mbps", l->rate_mbps},
+			    {"tx_bitrate_mbps", l->tx_bitrate_mbps},
+			    {"signal_dbm", l->signal_dbm},
+			    {"retries", l->retries},
+			    {"failed", l->failed}};
 
-		for (size_t k = 0; st && k < sizeof(keys) / sizeof(*keys);
-		     k++) {
-			snprintf(name, sizeof(name), "link.%s.%s", st, keys[k]);
-			put_metric(in, name, json_object_get(v, keys[k]));
+		for (size_t k = 0; k < sizeof(figs) / sizeof(*figs); k++) {
+			snprintf(name, sizeof(name), "link.%s.%s", l->station,
+				 figs[k].key);
+			put_metric(in, name, figs[k].v);
 		}
 	}
-	for (void *it = json_object_iter(air); it;
-	     it = json_object_iter_next(air, it)) {
-		const char *src = json_object_iter_key(it);
-		json_t *a = json_object_iter_value(it);
-		json_t *sts = json_object_get(a, "stations");
+	for (size_t i = 0; i < d->n_air; i++) {
+		const struct run_doc_airtime *a = &d->air[i];
 
-		snprintf(name, sizeof(name), "airtime.%s.jain", src);
-		put_metric(in, name, json_object_get(a, "jain"));
-		for (size_t i = 0; i < json_array_size(sts); i++) {
-			json_t *v = json_array_get(sts, i);
-			const char *st = json_str_at(v, "name", NULL);
-
-			if (!st)
-				continue;
-			snprintf(name, sizeof(name), "airtime.%s.%s.share", src,
-				 st);
-			put_metric(in, name, json_object_get(v, "share"));
+		snprintf(name, sizeof(name), "airtime.%s.jain", a->source);
+		put_metric(in, name, a->jain);
+		for (size_t k = 0; k < a->n; k++) {
+			snprintf(name, sizeof(name), "airtime.%s.%s.share",
+				 a->source, a->sta[k].station);
+			put_metric(in, name, a->sta[k].share);
 		}
 	}
 }
 
-static int put_stations(struct store *s, const char *id, json_t *root)
+static void bind_num(sqlite3_stmt *st, int col, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_double(st, col, v);
+	else
+		sqlite3_bind_null(st, col);
+}
+
+static int put_stations(struct store *s, const struct run_doc *d)
 {
 	sqlite3_stmt *st;
-	json_t *sts = json_object_get(root, "stations");
-	size_t i;
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(s->db,
@@ -211,28 +188,16 @@ static int put_stations(struct store *s, const char *id, json_t *root)
 			       "(?, ?, ?, ?, ?, ?)",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -1;
-	for (i = 0; i < json_array_size(sts); i++) {
-		json_t *v = json_array_get(sts, i);
-		const char *name = json_str_at(v, "name", NULL);
-		static const char *const nums[] = {"assoc_s", "signal_dbm",
-						   "txrate_mbps"};
+	for (size_t i = 0; i < d->n_sta; i++) {
+		const struct run_doc_station *v = &d->sta[i];
 
-		if (!name)
-			continue;
 		sqlite3_reset(st);
-		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-		sqlite3_bind_int(
-		    st, 3, json_is_true(json_object_get(v, "associated")));
-		for (int k = 0; k < 3; k++) {
-			json_t *n = json_object_get(v, nums[k]);
-
-			if (json_is_number(n))
-				sqlite3_bind_double(st, 4 + k,
-						    json_number_value(n));
-			else
-				sqlite3_bind_null(st, 4 + k);
-		}
+		sqlite3_bind_text(st, 1, d->id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, v->name, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 3, v->associated);
+		bind_num(st, 4, v->assoc_s);
+		bind_num(st, 5, v->signal_dbm);
+		bind_num(st, 6, v->txrate_mbps);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			rc = -1;
 	}
@@ -261,47 +226,21 @@ static int exec_texts(struct store *s, const char *sql, const char *const *vals,
 /* Inside a transaction the caller owns. */
 static int add_run(struct store *s, const char *run_dir, struct al_err *err)
 {
-	char path[4200], suite[64];
-	json_error_t jerr;
-	json_t *root;
-	const char *id, *status;
-	sqlite3_stmt *st = NULL;
+	char path[4200];
+	struct run_doc d;
 	struct ins in = {s, NULL, NULL, 0};
 	int rc = -1;
 
+	if (run_doc_read(run_dir, &d, err) < 0)
+		return -1;
 	snprintf(path, sizeof(path), "%s/run.json", run_dir);
-	root = json_load_file(path, 0, &jerr);
-	if (!root)
-		return al_errf(err, "%s:%d: %s", path, jerr.line, jerr.text);
-	id = json_str_at(root, "id", NULL);
-	status = json_str_at(root, "status", NULL);
-	if (!id || !id[0] || !status) {
-		al_errf(err, "%s: no \"id\" or \"status\": not a run.json",
-			path);
-		goto out;
-	}
-	if (json_str_at(root, "suite", NULL))
-		snprintf(suite, sizeof(suite), "%s",
-			 json_str_at(root, "suite", NULL));
-	else
-		suite_of_id(id, suite, sizeof(suite));
-	in.id = id;
+	in.id = d.id;
 	{
-		const char *vals[] = {id,
-				      run_dir,
-				      json_str_at(root, "start", NULL),
-				      json_str_at(root, "end", NULL),
-				      json_str_at(root, "lab", NULL),
-				      json_str_at(root, "topology", NULL),
-				      suite,
-				      json_str_at(root, "variant", NULL),
-				      json_str_at(root, "kernel", NULL),
-				      json_str_at(root, "hostapd", NULL),
-				      json_str_at(root, "wpa_supplicant", NULL),
-				      json_str_at(root, "airlab_commit", NULL),
-				      status,
-				      json_str_at(root, "reasons", NULL),
-				      json_str_at(root, "flent_file", NULL)};
+		const char *vals[] = {
+		    d.id,     run_dir,	  d.start,	    d.end,
+		    d.lab,    d.topology, d.suite,	    d.variant,
+		    d.kernel, d.hostapd,  d.wpa_supplicant, d.airlab_commit,
+		    d.status, d.reasons,  d.flent_file};
 
 		if (exec_texts(s, "DELETE FROM runs WHERE id = ?", vals, 1) <
 			0 ||
@@ -315,8 +254,8 @@ static int add_run(struct store *s, const char *run_dir, struct al_err *err)
 			       "INSERT OR REPLACE INTO metrics VALUES(?, ?, ?)",
 			       -1, &in.metric, NULL) != SQLITE_OK)
 		goto db;
-	put_metrics(&in, root);
-	if (in.rc || put_stations(s, id, root) < 0)
+	put_metrics(&in, &d);
+	if (in.rc || put_stations(s, &d) < 0)
 		goto db;
 	rc = 0;
 	goto out;
@@ -324,8 +263,7 @@ db:
 	db_err(s, err, path);
 out:
 	sqlite3_finalize(in.metric);
-	sqlite3_finalize(st);
-	json_decref(root);
+	run_doc_free(&d);
 	return rc;
 }
 

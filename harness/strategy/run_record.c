@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../results/run_doc.h"
 #include "../suites/outcome_json.h"
 #include "../util/json_file.h"
 
@@ -194,74 +195,75 @@ static json_t *dut_image_json(const struct cell *c)
 	return json_pack("{s:s, s:s?}", "driver", fb->driver, "image", img);
 }
 
+static json_t *stations_json(const struct cell_state *st)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < st->n; i++) {
+		const struct station_row *s = &st->rows[i];
+		json_array_append_new(
+		    a, json_pack("{s:s, s:b, s:o, s:o, s:o, s:s}", "name",
+				 s->name, "associated", s->associated,
+				 "assoc_s", json_num(s->assoc_s), "signal_dbm",
+				 json_num(s->signal_dbm), "txrate_mbps",
+				 json_num(s->txrate_mbps), "wpa_state",
+				 s->wpa_state));
+	}
+	return a;
+}
+
 int run_record_write(const char *dir, const struct cell *c,
 		     const struct cell_state *st, const struct run_record *r,
 		     struct al_err *err)
 {
-	char path[4600], t0[32], t1[32];
+	char t0[32], t1[32];
+	struct run_doc d = {
+	    .id = r->id,
+	    .status = r->status,
+	    .reasons = r->reasons,
+	    .lab = c->lab.name,
+	    .lab_file = c->lab.path,
+	    .topology = c->topo.name,
+	    .topology_file = c->topo.path,
+	    .variant = c->variant.name,
+	    .kernel = r->kernel,
+	    .hostapd = r->hostapd,
+	    .wpa_supplicant = r->wpa,
+	    .airlab_commit = r->commit,
+	    .start = t0,
+	    .end = t1,
+	    .suite = r->plan->suite->name,
+	    /* Flent's view of the suite, for the report (results/ does
+	     * not know the suites). */
+	    .plot = r->plan->suite->plot,
+	    .length_s = r->plan->length_s,
+	    .step_s = r->plan->step_s,
+	    .flent_file = r->flent_file,
+	};
+	json_t **secs[] = {
+	    &d.ap,	&d.knobs, &d.dut_image,	      &d.boot,	  &d.stations,
+	    &d.summary, &d.flows, &d.station_goodput, &d.airtime, &d.link};
 	int rc;
-	json_t *root = json_object(), *stations = json_array(), *sum;
 
 	iso_time(r->start, t0, sizeof(t0));
 	iso_time(r->end, t1, sizeof(t1));
-	for (int i = 0; i < st->n; i++) {
-		const struct station_row *s = &st->rows[i];
-		json_array_append_new(
-		    stations,
-		    json_pack("{s:s, s:b, s:o, s:o, s:o, s:s}", "name", s->name,
-			      "associated", s->associated, "assoc_s",
-			      json_num(s->assoc_s), "signal_dbm",
-			      json_num(s->signal_dbm), "txrate_mbps",
-			      json_num(s->txrate_mbps), "wpa_state",
-			      s->wpa_state));
-	}
-	sum = outcome_summary_json(r->res);
-	json_object_set_new(root, "id", json_string(r->id));
-	json_object_set_new(root, "status", json_string(r->status));
-	json_object_set_new(root, "reasons", json_string(r->reasons));
-	json_object_set_new(root, "lab", json_string(c->lab.name));
-	json_object_set_new(root, "lab_file", json_string(c->lab.path));
-	json_object_set_new(root, "topology", json_string(c->topo.name));
-	json_object_set_new(root, "topology_file", json_string(c->topo.path));
-	json_object_set_new(root, "variant", json_string(c->variant.name));
-	json_object_set_new(root, "kernel", json_string(r->kernel));
-	json_object_set_new(root, "hostapd", json_string(r->hostapd));
-	json_object_set_new(root, "ap", ap_json(st));
-	json_object_set_new(root, "knobs", knobs_json(c, st));
-	json_object_set_new(root, "dut_image", dut_image_json(c));
+	d.ap = ap_json(st);
+	d.knobs = knobs_json(c, st);
+	d.dut_image = dut_image_json(c);
 	/* 0 boots: the run used a DUT already up. */
-	json_object_set_new(
-	    root, "boot",
-	    json_pack("{s:i, s:o}", "boots", st->boots, "first_panic",
-		      st->boot_panic[0] ? json_string(st->boot_panic)
-					: json_null()));
-	json_object_set_new(root, "wpa_supplicant", json_string(r->wpa));
-	json_object_set_new(root, "airlab_commit", json_string(r->commit));
-	json_object_set_new(root, "start", json_string(t0));
-	json_object_set_new(root, "end", json_string(t1));
-	json_object_set_new(root, "stations", stations);
-	json_object_set_new(root, "summary", sum);
-	json_object_set_new(root, "suite", json_string(r->plan->suite->name));
-	/* Flent's view of the suite, for the report (results/ does not
-	 * know the suites). */
-	json_object_set_new(root, "plot", json_string(r->plan->suite->plot));
-	json_object_set_new(root, "length_s", json_real(r->plan->length_s));
-	json_object_set_new(root, "step_s", json_real(r->plan->step_s));
-	json_object_set_new(root, "flows", outcome_flows_json(r->plan, r->res));
-	json_object_set_new(root, "station_goodput",
-			    outcome_station_goodput_json(r->plan, r->res));
-	json_object_set_new(root, "airtime",
-			    json_pack("{s:o, s:o}", r->air[0].source,
-				      airtime_json(c, &r->air[0]),
-				      r->air[1].source,
-				      airtime_json(c, &r->air[1])));
-	json_object_set_new(root, "link", link_json(c, r));
-	json_object_set_new(root, "flent_file",
-			    r->flent_file ? json_string(r->flent_file)
-					  : json_null());
-	snprintf(path, sizeof(path), "%s/run.json", dir);
-	/* Written aside and renamed: a killed run leaves no half file. */
-	rc = json_write_atomic(root, path, 1, err);
-	json_decref(root);
+	d.boot = json_pack("{s:i, s:o}", "boots", st->boots, "first_panic",
+			   st->boot_panic[0] ? json_string(st->boot_panic)
+					     : json_null());
+	d.stations = stations_json(st);
+	d.summary = outcome_summary_json(r->res);
+	d.flows = outcome_flows_json(r->plan, r->res);
+	d.station_goodput = outcome_station_goodput_json(r->plan, r->res);
+	d.airtime = json_pack("{s:o, s:o}", r->air[0].source,
+			      airtime_json(c, &r->air[0]), r->air[1].source,
+			      airtime_json(c, &r->air[1]));
+	d.link = link_json(c, r);
+	rc = run_doc_write(dir, &d, err);
+	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++)
+		json_decref(*secs[i]);
 	return rc;
 }

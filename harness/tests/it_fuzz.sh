@@ -108,6 +108,25 @@ seed_files fuzz_variant "$data"/kernel/*.yaml "$data"/kernel-list/*.yaml
 seed_files fuzz_plan lab/nightly-*.yaml
 seed_files fuzz_suite suites/*.suite "$data"/suites/*.suite
 
+# A run.json as `airlab run` writes it, every section present, and one
+# from before records named their suite.
+seed fuzz_run_doc run.json <<'EOF'
+{"id": "20261207T100000Z-rrul-stock", "status": "partial", "reasons": "sta2",
+ "suite": "rrul", "plot": "all_scaled", "variant": "stock", "lab": "virtual",
+ "kernel": "6.1.0", "airlab_commit": "0123-dirty", "start": "2026-12-07T10:00:00Z",
+ "flent_file": "rrul.flent.gz", "length_s": 60, "step_s": null,
+ "dut_image": {"driver": "uboot-tftp", "image": null},
+ "summary": {"latency_median_ms": 41.5, "flows": 8, "up_jain": null},
+ "stations": [{"name": "sta1", "associated": true, "assoc_s": 1.2, "signal_dbm": null}],
+ "station_goodput": [{"name": "sta1", "up_mbps": 10.5, "down_mbps": 20}],
+ "flows": [{"series": "TCP upload sta1", "station": "sta1", "direction": "up", "mean_mbps": 10.5}],
+ "link": [{"name": "sta1", "rate_mbps": 30, "retries": 12, "failed": 0}],
+ "airtime": {"medium": {"stations": [{"name": "sta1", "share": 1}], "jain": 1},
+             "nl80211": {"error": "no survey"}},
+ "lava": {"job_id": 4}}
+EOF
+seed fuzz_run_doc old.json <<<'{"id": "20260101T000000Z-tcp_nup-stock-2", "status": "complete"}'
+
 seed fuzz_plan small.yaml <<'EOF'
 name: nightly-small
 lab: ../lab/virtual.yaml
