@@ -244,7 +244,7 @@ static void snap_nl(struct dut *d, const struct cell *c,
 		    const struct station_row *rows, int nrows,
 		    struct airtime_both *o)
 {
-	static char addr[TOPO_MAX_STATIONS][18];
+	char addr[TOPO_MAX_STATIONS][18]; /* 2.3 kB */
 	struct al_err err;
 	char *text = NULL;
 	int status, found;

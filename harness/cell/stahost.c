@@ -13,6 +13,8 @@
 #define STAHOST_CONNECT_S 15
 /* Pause between status polls while waiting for association. */
 #define POLL_PAUSE_MS 500
+/* A host's status command (every station of it named): on the heap. */
+#define STATUS_CMD_MAX 8192
 
 /* Prefix of every remote command: sbin tools for any login. */
 #define REMOTE_PATH "PATH=$PATH:/usr/sbin:/sbin; "
@@ -428,20 +430,29 @@ static int host_run(struct dut *h, const char *cmd, const char *in, int *status,
 int stahost_start(struct stahost_set *set, const struct cell *c, bool keep,
 		  struct al_err *err)
 {
-	static char cmd[8192], conf[4096];
+	/* 12 kB: on the heap, not the stack. */
+	struct {
+		char cmd[8192], conf[4096];
+	} *b = malloc(sizeof(*b));
 	int failed = 0;
 
+	if (!b)
+		return al_errf(err, "out of memory");
 	for (int i = 0; i < c->topo.nstations; i++) {
 		const struct topo_station *s = &c->topo.stations[i];
 		int k = host_index(set, s->host), status;
 
 		if (cell_station_local(c, s) || k < 0)
 			continue;
-		if (stahost_wpa_conf(&c->topo, s, conf, sizeof(conf), err) <
+		if (stahost_wpa_conf(&c->topo, s, b->conf, sizeof(b->conf),
+				     err) < 0 ||
+		    stahost_start_cmd(s, keep, b->cmd, sizeof(b->cmd), err) <
 			0 ||
-		    stahost_start_cmd(s, keep, cmd, sizeof(cmd), err) < 0 ||
-		    host_run(&set->hosts[k], cmd, conf, &status, err) < 0)
-			return -1;
+		    host_run(&set->hosts[k], b->cmd, b->conf, &status, err) <
+			0) {
+			failed = -1;
+			break;
+		}
 		if (status == STAHOST_KEPT) {
 			fprintf(stderr,
 				"%s: station %s: wpa_supplicant on %s already "
@@ -460,6 +471,7 @@ int stahost_start(struct stahost_set *set, const struct cell *c, bool keep,
 				s->host, s->name, s->radio);
 		}
 	}
+	free(b);
 	return failed;
 }
 
@@ -467,16 +479,21 @@ int stahost_start(struct stahost_set *set, const struct cell *c, bool keep,
 static int host_status(struct stahost_set *set, const struct cell *c, int k,
 		       FILE *f, int *nassoc, struct al_err *err)
 {
-	static char cmd[8192];
 	struct dut *h = &set->hosts[k];
-	char *out = NULL;
+	char *cmd = malloc(STATUS_CMD_MAX), *out = NULL;
 	int status, n;
 
-	if (stahost_status_cmd(&c->topo, h->host->name, cmd, sizeof(cmd), err) <
-	    0)
+	if (!cmd)
+		return al_errf(err, "out of memory");
+	if (stahost_status_cmd(&c->topo, h->host->name, cmd, STATUS_CMD_MAX,
+			       err) < 0)
+		n = -1;
+	else if ((n = dut_run_capture(h, cmd, &out, &status, STAHOST_CONNECT_S,
+				      err)) < 0)
+		al_err_prefix(err, "station host");
+	free(cmd);
+	if (n < 0)
 		return -1;
-	if (dut_run_capture(h, cmd, &out, &status, STAHOST_CONNECT_S, err) < 0)
-		return al_err_prefix(err, "station host");
 	n = stahost_report_rows(out, f, nassoc, err);
 	free(out);
 	if (n < 0)

@@ -69,6 +69,8 @@ static int plain_path(const char *p, struct al_err *err)
  * names (`command: name:`), run on the worker. */
 static void plan_commands(FILE *f, const char *bin, const struct plan *p)
 {
+	char cmd[LAVA_BENCH_CMD_MAX];
+
 	fprintf(f, "{%% set user_commands = {\n");
 	for (int v = 0; v < p->nvariants; v++)
 		for (int k = 0; k < p->nsuites; k++)
@@ -76,7 +78,8 @@ static void plan_commands(FILE *f, const char *bin, const struct plan *p)
 				"  '%s': {'do': '%s lava bench-run %s %s "
 				"%s'},\n",
 				lava_bench_command(p->suites[k].name,
-						   p->variants[v]),
+						   p->variants[v], cmd,
+						   sizeof(cmd)),
 				bin, p->path, p->suites[k].name,
 				p->variants[v]);
 	fprintf(f, "} %%}\n");

@@ -97,15 +97,18 @@ char *lava_job_yaml(const struct lava_job_spec *j, struct al_err *err)
 		j->topology, j->length_s, 2 * BOOT_MIN + test_min + 2,
 		test_min > BOOT_MIN ? test_min : BOOT_MIN);
 	if (bench) {
+		char cmd[LAVA_BENCH_CMD_MAX];
+
 		/* airlab on the worker does the bring-up (power, flash,
 		 * stations) and the run; LAVA holds the device meanwhile. */
-		fprintf(f,
-			"actions:\n"
-			"- command:\n"
-			"    name: %s\n"
-			"    timeout: {minutes: %d}\n",
-			lava_bench_command(j->suite, j->variant),
-			2 * BOOT_MIN + test_min);
+		fprintf(
+		    f,
+		    "actions:\n"
+		    "- command:\n"
+		    "    name: %s\n"
+		    "    timeout: {minutes: %d}\n",
+		    lava_bench_command(j->suite, j->variant, cmd, sizeof(cmd)),
+		    2 * BOOT_MIN + test_min);
 		goto done;
 	}
 	/* LAVA unpacks the gzip'd ramdisk, adds its test shell and packs it
@@ -160,10 +163,9 @@ done:
 	return out;
 }
 
-const char *lava_bench_command(const char *suite, const char *variant)
+const char *lava_bench_command(const char *suite, const char *variant,
+			       char *buf, size_t len)
 {
-	static char buf[320];
-
-	snprintf(buf, sizeof(buf), "airlab-%s-%s", suite, variant);
+	snprintf(buf, len, "airlab-%s-%s", suite, variant);
 	return buf;
 }

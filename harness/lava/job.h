@@ -10,6 +10,7 @@
 #define AIRLAB_LAVA_JOB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "../util/err.h"
 
@@ -34,7 +35,10 @@ char *lava_job_yaml(const struct lava_job_spec *j, struct al_err *err);
 bool lava_plain_name(const char *s);
 
 /* The user command a bench job runs for (suite, variant): each bench
- * device's dictionary defines it (lava/export.h). A static buffer. */
-const char *lava_bench_command(const char *suite, const char *variant);
+ * device's dictionary defines it (lava/export.h). Written to buf (len
+ * bytes, LAVA_BENCH_CMD_MAX holds any); returns buf. */
+#define LAVA_BENCH_CMD_MAX 320
+const char *lava_bench_command(const char *suite, const char *variant,
+			       char *buf, size_t len);
 
 #endif

@@ -203,10 +203,10 @@ static void add_reason(char *buf, size_t len, const char *fmt, const char *a)
 }
 
 /* LAVA's reason for a job that did not complete when the job has no
- * failure comment: its "job" case's error_msg. */
-static const char *job_error(json_t *cases)
+ * failure comment: its "job" case's error_msg, cut at the line's end
+ * into buf. */
+static const char *job_error(json_t *cases, char *buf, size_t len)
 {
-	static char why[400];
 	size_t i;
 	json_t *c;
 
@@ -220,8 +220,8 @@ static const char *job_error(json_t *cases)
 		if (!e || !n || strcmp(n, "job") != 0)
 			continue;
 		e += 11;
-		snprintf(why, sizeof(why), "%.*s", (int)strcspn(e, "\n"), e);
-		return why;
+		snprintf(buf, len, "%.*s", (int)strcspn(e, "\n"), e);
+		return buf;
 	}
 	return "no reason given";
 }
@@ -254,11 +254,13 @@ static void judge(const struct lava_job *j, json_t *record, json_t *cases,
 			    json_string_value(json_object_get(c, "name")));
 	}
 	if (strcmp(j->health, "Complete") != 0) {
-		char why[700];
+		char why[700], lava_why[400];
 
 		snprintf(why, sizeof(why), "LAVA job %ld %s: %s", j->id,
 			 j->health,
-			 j->failure[0] ? j->failure : job_error(cases));
+			 j->failure[0]
+			     ? j->failure
+			     : job_error(cases, lava_why, sizeof(lava_why)));
 		/* No record: the lab failed before the suite ran. */
 		snprintf(out->status, sizeof(out->status), "%s",
 			 record ? "failed" : "lab-failed");

@@ -162,9 +162,9 @@ int mc_open(struct atten_dev **out, const struct drv_target *t,
 	    const char *driver, const struct mc_transport *tr,
 	    struct mc_link *l, const char *where, struct al_err *err)
 {
-	static struct atten_path all[ATTEN_MAX_PATHS];
 	const struct lab_atten *a = atten_of_binding(t->lab, t->binding);
 	struct atten_dev *d = calloc(1, sizeof(*d));
+	struct atten_path *all;
 	char reply[256], msg[300];
 	int n, used = 0;
 
@@ -193,11 +193,18 @@ int mc_open(struct atten_dev **out, const struct drv_target *t,
 		goto fail;
 	}
 	snprintf(d->serial, sizeof(d->serial), "%.63s", reply + 3);
-	n = atten_paths_list(t->lab, all, ATTEN_MAX_PATHS, err);
-	if (n < 0)
+	/* The lab's paths (20 kB): on the heap, only to count ours. */
+	all = malloc(ATTEN_MAX_PATHS * sizeof(*all));
+	if (!all) {
+		al_errf(err, "%s: out of memory", driver);
 		goto fail;
+	}
+	n = atten_paths_list(t->lab, all, ATTEN_MAX_PATHS, err);
 	for (int i = 0; i < n; i++)
 		used += all[i].atten == a;
+	free(all);
+	if (n < 0)
+		goto fail;
 	if (used > d->model.channels) {
 		al_err_input(
 		    err,
