@@ -137,12 +137,15 @@ static json_t *job_cases(const struct lava_server *s, long id,
 			ms = json_is_string(m) ? json_string_value(m) : NULL;
 			json_array_append_new(
 			    all,
-			    json_pack("{s:O?, s:O?, s:o, s:O?}", "name",
-				      json_object_get(c, "name"), "result",
-				      json_object_get(c, "result"),
-				      "measurement",
-				      ms ? json_real(atof(ms)) : json_null(),
-				      "units", json_object_get(c, "unit")));
+			    json_pack(
+				"{s:O?, s:O?, s:o, s:O?, s:O?}", "name",
+				json_object_get(c, "name"), "result",
+				json_object_get(c, "result"), "measurement",
+				ms ? json_real(atof(ms)) : json_null(), "units",
+				json_object_get(c, "unit"),
+				/* LAVA's YAML text: the "job" case's
+				 * error_msg is the job's reason */
+				"metadata", json_object_get(c, "metadata")));
 		}
 		off += n;
 		if (n == 0 || json_is_null(json_object_get(page, "next"))) {

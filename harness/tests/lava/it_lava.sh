@@ -219,7 +219,7 @@ check "bad jobs: results exits 4, the lab ($rc)" test $rc -eq 4
 nb=$(ls -d "$res"/*-lava"$jnb" 2>/dev/null | head -n 1)
 far=$(ls -d "$res"/*-lava"$jfar" 2>/dev/null | head -n 1)
 check "a job that cannot boot is stored as lab-failed with LAVA's reason" \
-	test "$(json_eval "$nb/run.json" "d['status'] == 'lab-failed' and 'Incomplete' in d['reasons'] and d['summary'] is None")" = True
+	test "$(json_eval "$nb/run.json" "d['status'] == 'lab-failed' and 'Incomplete' in d['reasons'] and 'no reason given' not in d['reasons'] and d['summary'] is None")" = True
 check "a failing case inside a Complete job: stored as failed, naming the case" \
 	test "$(json_eval "$far/run.json" "d['lava']['health'] == 'Complete' and d['status'] == 'failed' and 'rrul-associated' in d['reasons']")" = True
 check "the store has them as lab-failed and failed" \
