@@ -188,7 +188,8 @@ latency_under_load() {
 # fair share, so all three stay backlogged. UDP because a flow's setup
 # (iperf3's TCP control connection) stalls behind a bloated queue: the
 # fast flows start first, the slow one 1.5 s later, and the window is
-# taken after all three run. Prints each station's share of the AP's
+# taken after all three run, over 14 s (10 s windows swung by +-0.04
+# under TCG on a loaded host). Prints each station's share of the AP's
 # downlink airtime (the medium's rx_airtime_us of its radio), 3 decimals.
 airtime_shares() {
 	dsh 'IP=/usr/sbin/ip
@@ -197,10 +198,10 @@ airtime_shares() {
 	airlab-medium -C "set-atten path3 49" >/dev/null
 	sleep 3
 	for i in 1 2 3; do $IP netns exec sta$i iperf3 -s -D -1 -p 534$i; done; sleep 1
-	for i in 1 2; do $IP netns exec server iperf3 -c 10.42.0.1$i -p 534$i -t 17 -u -b 10M >/tmp/fair$i.out 2>&1 & done
+	for i in 1 2; do $IP netns exec server iperf3 -c 10.42.0.1$i -p 534$i -t 21 -u -b 10M >/tmp/fair$i.out 2>&1 & done
 	sleep 1.5
-	$IP netns exec server iperf3 -c 10.42.0.13 -p 5343 -t 16 -u -b 10M >/tmp/fair3.out 2>&1 &
-	sleep 3; airlab-medium -C reset >/dev/null; sleep 10
+	$IP netns exec server iperf3 -c 10.42.0.13 -p 5343 -t 20 -u -b 10M >/tmp/fair3.out 2>&1 &
+	sleep 3; airlab-medium -C reset >/dev/null; sleep 14
 	airlab-medium -C stats >/tmp/fair.stats
 	wait
 	for p in path1 path2 path3; do airlab-medium -C "set-atten $p 0" >/dev/null; done
@@ -209,10 +210,11 @@ airtime_shares() {
 		END { t = a[1] + a[2] + a[3]; if (t > 0) printf \"%.3f %.3f %.3f \", a[1] / t, a[2] / t, a[3] / t }" /tmp/fair.stats
 	grep -l receiver /tmp/fair1.out /tmp/fair2.out /tmp/fair3.out | wc -l'
 }
-# within 10% of equal: |share - 1/3| <= 0.1/3 for each
-fair_within_10pct() {
+# fair: |share - 1/3| <= 0.05 for each (issue 21's bound; stock-6.1
+# gives the slow station nothing: 0.5 0.5 0.0)
+fair_shares() {
 	awk -v a="$1" -v b="$2" -v c="$3" 'function off(x) { d = x - 1 / 3; return d < 0 ? -d : d }
-		BEGIN { exit !(a != "" && off(a) <= 0.1 / 3 && off(b) <= 0.1 / 3 && off(c) <= 0.1 / 3) }'
+		BEGIN { exit !(a != "" && off(a) <= 0.05 && off(b) <= 0.05 && off(c) <= 0.05) }'
 }
 
 read -r rtt_new backlog_new mq_new <<<"$(latency_under_load)"
@@ -236,8 +238,8 @@ else
 fi
 echo "# stock-6.1: median RTT under load ${rtt_old:-?} ms, qdisc backlog ${backlog_old:-?}p, medium queue ${mq_old:-?} frames"
 echo "# stock-6.1: downlink airtime shares fast ${f1_old:-?} ${f2_old:-?}, slow ${f3_old:-?} (${ran_old:-0} of 3 flows ran to the end)"
-check "airtime fairness on 6.12: shares ${f1_new:-?} ${f2_new:-?} ${f3_new:-?} within 10% of 1/3 (${ran_new:-0} of 3 flows ran)" \
-	fair_within_10pct "${f1_new:-}" "${f2_new:-}" "${f3_new:-}"
+check "airtime fairness on 6.12: shares ${f1_new:-?} ${f2_new:-?} ${f3_new:-?} within 1/3 +- 0.05 (${ran_new:-0} of 3 flows ran)" \
+	fair_shares "${f1_new:-}" "${f2_new:-}" "${f3_new:-}"
 # -- one station at a fixed 802.11g 12 Mb/s, one TCP upload for 20 s ---------
 # mac80211 keeps a fixed-rate mask only where it overlaps the BSS basic
 # rates, and minstrel_ht never uses OFDM rates for an HT station: hence a
