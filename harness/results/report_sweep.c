@@ -4,7 +4,6 @@
 #include "report.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../util/json_file.h"
 #include "../util/markup.h"
 #include "plot.h"
+#include "series_doc.h"
 
 #define MAX_LINES 32
 
@@ -95,15 +94,48 @@ static void cell(FILE *f, double v, const char *fmt)
 	fputs("</td>", f);
 }
 
-static int write_page(const char *out, const json_t *root, const char *file,
-		      struct al_err *err)
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+static void station_row(FILE *f, const struct series_step *st,
+			const struct series_station *s)
+{
+	fputs("<tr><td>", f);
+	markup_text(f, st->variant);
+	fputs("</td><td>", f);
+	markup_text(f, st->label);
+	fputs("</td>", f);
+	cell(f, st->x, "%.2f");
+	fputs("<td>", f);
+	markup_text(f, s->name);
+	fprintf(f, "</td><td>%s</td><td>%s</td>",
+		s->associated ? "yes" : "<b>no</b>", s->settled ? "yes" : "no");
+	cell(f, s->settle_s, "%.1f");
+	cell(f, s->signal_dbm, "%.0f");
+	cell(f, s->rate_mbps, "%.1f");
+	cell(f, s->tx_bitrate_mbps, "%.1f");
+	cell(f, s->retries, "%.0f");
+	cell(f, s->goodput_up_mbps, "%.2f");
+	cell(f, s->goodput_down_mbps, "%.2f");
+	cell(f, st->latency_median_ms, "%.1f");
+	cell(f, st->latency_p99_ms, "%.1f");
+	fputs("<td>", f);
+	markup_text(f, st->outcome);
+	fputs("</td><td>", f);
+	markup_text(f, st->run_id);
+	fputs("</td></tr>\n", f);
+}
+
+static int write_page(const char *out, const struct series_doc *d,
+		      const char *file, struct al_err *err)
 {
 	static const char *const head[] = {
 	    "variant", "step",	    "read dB",	   "station",	 "assoc",
 	    "settled", "settle s",  "signal dBm",  "rate Mb/s",	 "tx bitrate",
 	    "retries", "up Mbit/s", "down Mbit/s", "latency ms", "p99 ms",
 	    "outcome", "run"};
-	json_t *steps = json_object_get(root, "steps");
 	char path[4200], tmp[4300];
 	FILE *f;
 
@@ -115,15 +147,15 @@ static int write_page(const char *out, const json_t *root, const char *file,
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>"
 	      "airlab sweep ",
 	      f);
-	markup_text(f, json_str_at(root, "id", ""));
+	markup_text(f, d->id);
 	fputs("</title></head><body>\n<h1>Sweep ", f);
-	markup_text(f, json_str_at(root, "id", ""));
+	markup_text(f, d->id);
 	fputs("</h1>\n<p>", f);
-	markup_text(f, json_str_at(root, "mode", ""));
+	markup_text(f, or_empty(d->mode));
 	fputs(" sweep, suite ", f);
-	markup_text(f, json_str_at(root, "suite", ""));
+	markup_text(f, or_empty(d->suite));
 	fputs(", status ", f);
-	markup_text(f, json_str_at(root, "status", ""));
+	markup_text(f, d->status);
 	fputs(", record ", f);
 	markup_text(f, file);
 	fputs("</p>\n<img src=\"goodput.png\" alt=\"goodput\"><br>\n"
@@ -134,44 +166,9 @@ static int write_page(const char *out, const json_t *root, const char *file,
 	for (size_t k = 0; k < sizeof(head) / sizeof(head[0]); k++)
 		fprintf(f, "<th>%s</th>", head[k]);
 	fputs("</tr>\n", f);
-	for (size_t i = 0; i < json_array_size(steps); i++) {
-		json_t *st = json_array_get(steps, i);
-		json_t *sts = json_object_get(st, "stations");
-
-		for (size_t j = 0; j < json_array_size(sts); j++) {
-			json_t *s = json_array_get(sts, j);
-
-			fputs("<tr><td>", f);
-			markup_text(f, json_str_at(st, "variant", ""));
-			fputs("</td><td>", f);
-			markup_text(f, json_str_at(st, "label", ""));
-			fputs("</td>", f);
-			cell(f, json_num_at(st, "x"), "%.2f");
-			fputs("<td>", f);
-			markup_text(f, json_str_at(s, "name", ""));
-			fprintf(f, "</td><td>%s</td><td>%s</td>",
-				json_is_true(json_object_get(s, "associated"))
-				    ? "yes"
-				    : "<b>no</b>",
-				json_is_true(json_object_get(s, "settled"))
-				    ? "yes"
-				    : "no");
-			cell(f, json_num_at(s, "settle_s"), "%.1f");
-			cell(f, json_num_at(s, "signal_dbm"), "%.0f");
-			cell(f, json_num_at(s, "rate_mbps"), "%.1f");
-			cell(f, json_num_at(s, "tx_bitrate_mbps"), "%.1f");
-			cell(f, json_num_at(s, "retries"), "%.0f");
-			cell(f, json_num_at(s, "goodput_up_mbps"), "%.2f");
-			cell(f, json_num_at(s, "goodput_down_mbps"), "%.2f");
-			cell(f, json_num_at(st, "latency_median_ms"), "%.1f");
-			cell(f, json_num_at(st, "latency_p99_ms"), "%.1f");
-			fputs("<td>", f);
-			markup_text(f, json_str_at(st, "outcome", ""));
-			fputs("</td><td>", f);
-			markup_text(f, json_str_at(st, "run_id", ""));
-			fputs("</td></tr>\n", f);
-		}
-	}
+	for (size_t i = 0; i < d->n_steps; i++)
+		for (size_t j = 0; j < d->steps[i].n_sta; j++)
+			station_row(f, &d->steps[i], &d->steps[i].sta[j]);
 	fputs("</table>\n</body></html>\n", f);
 	if (fclose(f) != 0 || rename(tmp, path) < 0) {
 		unlink(tmp);
@@ -181,59 +178,61 @@ static int write_page(const char *out, const json_t *root, const char *file,
 	return 0;
 }
 
+/* One point of the station's line: x, goodput, latency, rate. */
+static void plot_point(struct line *l, const struct series_step *st,
+		       const struct series_station *s)
+{
+	double up = s->goodput_up_mbps, dn = s->goodput_down_mbps;
+
+	plot_printf(&l->data, "%.4f", st->x);
+	/* A station that dropped moved nothing. */
+	put(&l->data, !s->associated ? 0
+		      : isfinite(up) || isfinite(dn)
+			  ? (isfinite(up) ? up : 0) + (isfinite(dn) ? dn : 0)
+			  : NAN);
+	put(&l->data, st->latency_median_ms);
+	put(&l->data, st->latency_p99_ms);
+	put(&l->data, s->rate_mbps);
+	plot_printf(&l->data, "\n");
+}
+
 int report_sweep(const char *sweep_json, const char *out_dir,
 		 struct al_err *err)
 {
-	static struct line lines[MAX_LINES];
-	json_error_t jerr;
-	json_t *root = json_load_file(sweep_json, 0, &jerr), *steps;
-	const char *mode, *xlabel;
+	struct line lines[MAX_LINES];
+	struct series_doc d;
+	const char *xlabel;
 	int n = 0, rc = -1;
 
-	if (!root)
-		return al_errf(err, "%s:%d: %s", sweep_json, jerr.line,
-			       jerr.text);
-	steps = json_object_get(root, "steps");
-	mode = json_str_at(root, "mode", "");
-	if (!json_is_array(steps) || json_array_size(steps) == 0) {
+	if (series_doc_read(sweep_json, &d, err) < 0)
+		return -1;
+	if (strcmp(d.kind, "sweep") != 0) {
+		al_errf(err, "%s: a %s record, not a sweep's", sweep_json,
+			d.kind);
+		goto out;
+	}
+	if (d.n_steps == 0) {
 		al_errf(err, "%s: no \"steps\": the sweep recorded none",
 			sweep_json);
 		goto out;
 	}
-	xlabel = !strcmp(mode, "mcs")	   ? "MCS index"
-		 : !strcmp(mode, "legacy") ? "legacy rate (Mb/s)"
-					   : "attenuation read back (dB)";
+	xlabel = !strcmp(or_empty(d.mode), "mcs") ? "MCS index"
+		 : !strcmp(or_empty(d.mode), "legacy")
+		     ? "legacy rate (Mb/s)"
+		     : "attenuation read back (dB)";
 	if (mkdir(out_dir, 0755) < 0 && errno != EEXIST) {
 		al_errf(err, "cannot create %s: %s", out_dir, strerror(errno));
 		goto out;
 	}
-	for (size_t i = 0; i < json_array_size(steps); i++) {
-		json_t *st = json_array_get(steps, i);
-		json_t *sts = json_object_get(st, "stations");
+	for (size_t i = 0; i < d.n_steps; i++) {
+		const struct series_step *st = &d.steps[i];
 
-		for (size_t j = 0; j < json_array_size(sts); j++) {
-			json_t *s = json_array_get(sts, j);
+		for (size_t j = 0; j < st->n_sta; j++) {
 			struct line *l =
-			    line_of(lines, &n, json_str_at(st, "variant", ""),
-				    json_str_at(s, "name", ""));
-			double up = json_num_at(s, "goodput_up_mbps");
-			double dn = json_num_at(s, "goodput_down_mbps");
-			bool assoc =
-			    json_is_true(json_object_get(s, "associated"));
+			    line_of(lines, &n, st->variant, st->sta[j].name);
 
-			if (!l)
-				continue;
-			plot_printf(&l->data, "%.4f", json_num_at(st, "x"));
-			/* A station that dropped moved nothing. */
-			put(&l->data, !assoc ? 0
-				      : isfinite(up) || isfinite(dn)
-					  ? (isfinite(up) ? up : 0) +
-						(isfinite(dn) ? dn : 0)
-					  : NAN);
-			put(&l->data, json_num_at(st, "latency_median_ms"));
-			put(&l->data, json_num_at(st, "latency_p99_ms"));
-			put(&l->data, json_num_at(s, "rate_mbps"));
-			plot_printf(&l->data, "\n");
+			if (l)
+				plot_point(l, st, &st->sta[j]);
 		}
 	}
 	if (plot(out_dir, lines, n, xlabel, "goodput (up + down)", "Mbit/s",
@@ -243,12 +242,12 @@ int report_sweep(const char *sweep_json, const char *out_dir,
 	    plot(out_dir, lines, n, xlabel,
 		 "rate used (bytes x 8 over airtime)", "Mb/s", "5", "rate.png",
 		 err) < 0 ||
-	    write_page(out_dir, root, sweep_json, err) < 0)
+	    write_page(out_dir, &d, sweep_json, err) < 0)
 		goto out;
 	rc = 3;
 out:
 	for (int i = 0; i < n; i++)
 		free(lines[i].data.s);
-	json_decref(root);
+	series_doc_free(&d);
 	return rc;
 }

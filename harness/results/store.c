@@ -1,6 +1,7 @@
 #include "store.h"
 #include "flent.h"
 #include "run_doc.h"
+#include "series_doc.h"
 #include "../util/json_file.h"
 
 #include <dirent.h>
@@ -292,31 +293,26 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
+/* A text column: NULL where the record has nothing. */
+static void bind_text(sqlite3_stmt *st, int col, const char *v)
+{
+	if (v && v[0])
+		sqlite3_bind_text(st, col, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, col);
+}
+
 /* Inside a transaction the caller owns. */
 static int add_series(struct store *s, const char *file, struct al_err *err)
 {
-	json_error_t jerr;
-	json_t *root = json_load_file(file, 0, &jerr), *steps;
-	const char *id, *kind, *status;
+	struct series_doc d;
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
 
-	if (!root)
-		return al_errf(err, "%s:%d: %s", file, jerr.line, jerr.text);
-	id = json_str_at(root, "id", NULL);
-	kind = json_str_at(root, "kind", NULL);
-	status = json_str_at(root, "status", NULL);
-	steps = json_object_get(root, "steps");
-	if (!id || !id[0] || !kind || !status || !json_is_array(steps)) {
-		al_errf(err,
-			"%s: no \"id\", \"kind\", \"status\" or \"steps\": "
-			"not a sweep or bisect record",
-			file);
-		goto out;
-	}
+	if (series_doc_read(file, &d, err) < 0)
+		return -1;
 	{
-		const char *vals[] = {id, kind, file,
-				      json_str_at(root, "start", NULL), status};
+		const char *vals[] = {d.id, d.kind, file, d.start, d.status};
 
 		if (exec_texts(s, "DELETE FROM series WHERE id = ?", vals, 1) <
 			0 ||
@@ -329,25 +325,17 @@ static int add_series(struct store *s, const char *file, struct al_err *err)
 			       "(?, ?, ?, ?, ?, ?, ?)",
 			       -1, &st, NULL) != SQLITE_OK)
 		goto db;
-	for (size_t i = 0; i < json_array_size(steps); i++) {
-		json_t *v = json_array_get(steps, i);
-		json_t *x = json_object_get(v, "x");
+	for (size_t i = 0; i < d.n_steps; i++) {
+		const struct series_step *v = &d.steps[i];
 
 		sqlite3_reset(st);
-		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 1, d.id, -1, SQLITE_STATIC);
 		sqlite3_bind_int(st, 2, (int)i);
-		sqlite3_bind_text(st, 3, json_str_at(v, "run_id", NULL), -1,
-				  SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, json_str_at(v, "variant", NULL), -1,
-				  SQLITE_STATIC);
-		if (json_is_number(x))
-			sqlite3_bind_double(st, 5, json_number_value(x));
-		else
-			sqlite3_bind_null(st, 5);
-		sqlite3_bind_text(st, 6, json_str_at(v, "label", NULL), -1,
-				  SQLITE_STATIC);
-		sqlite3_bind_text(st, 7, json_str_at(v, "outcome", NULL), -1,
-				  SQLITE_STATIC);
+		bind_text(st, 3, v->run_id);
+		bind_text(st, 4, v->variant);
+		bind_num(st, 5, v->x);
+		bind_text(st, 6, v->label);
+		bind_text(st, 7, v->outcome);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			goto db;
 	}
@@ -357,7 +345,7 @@ db:
 	db_err(s, err, file);
 out:
 	sqlite3_finalize(st);
-	json_decref(root);
+	series_doc_free(&d);
 	return rc;
 }
 
@@ -372,7 +360,7 @@ int store_series_write(json_t *root, const char *file, const char *results_dir,
 	struct store *s = NULL;
 	int rc = 0;
 
-	if (json_write_atomic(root, file, 1, err) < 0)
+	if (series_doc_write(root, file, err) < 0)
 		return -1;
 	if (store_open(&s, results_dir, err) < 0 ||
 	    store_add_series(s, file, err) < 0)

@@ -23,15 +23,16 @@ void store_close(struct store *s);
 int store_add_run(struct store *s, const char *run_dir, struct al_err *err);
 
 /* Indexes a series of runs from its record file (a sweep's sweep.json, a
- * bisect's bisect.json): {"id", "kind", "status", "start", "steps": [{
- * "run_id", "variant", "x", "label", "outcome"}]}. A series already in the
- * store under that id is replaced. */
+ * bisect's bisect.json, read by series_doc_read): its head and each step's
+ * run_id, variant, x, label and outcome. A series already in the store
+ * under that id is replaced. */
 int store_add_series(struct store *s, const char *file, struct al_err *err);
 
-/* A sweep's or bisect's record: root written to file atomically (the
- * record), then indexed as a series in results_dir's store. -1 with err
- * when the record could not be written; 1 with err when only the index
- * could not be updated (the record stands, reindex rebuilds it); 0. */
+/* A sweep's or bisect's record: root written to file atomically
+ * (series_doc_write: the record), then indexed as a series in results_dir's
+ * store. -1 with err when the record could not be written; 1 with err when only
+ * the index could not be updated (the record stands, reindex rebuilds it); 0.
+ */
 int store_series_write(json_t *root, const char *file, const char *results_dir,
 		       struct al_err *err);
 

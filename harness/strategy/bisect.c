@@ -58,6 +58,20 @@ static int stopped(const struct bisect_env *env)
 	return env->stop && *env->stop;
 }
 
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+/* The record's head (results/series_doc.h), pointers into b->root. */
+static struct series_doc head_of(const struct bisect *b)
+{
+	struct series_doc h = {0};
+
+	series_doc_head_get(b->root, &h);
+	return h;
+}
+
 /* ---- the record ---------------------------------------------------------- */
 
 int bisect_load(struct bisect *b, const char *dir, struct al_err *err)
@@ -105,19 +119,18 @@ static void save_or_say(struct bisect *b)
 
 /* ---- verdicts ------------------------------------------------------------ */
 
-int bisect_pool(json_t *dirs, const struct cmp_metric *m,
+int bisect_pool(const struct series_step *step, const struct cmp_metric *m,
 		struct cmp_samples *out)
 {
 	struct al_err err;
 
 	out->v = NULL;
 	out->n = 0;
-	for (size_t i = 0; i < json_array_size(dirs); i++) {
+	for (size_t i = 0; i < step->n_runs; i++) {
 		struct cmp_samples s;
 		double *v;
 
-		if (cmp_load(json_string_value(json_array_get(dirs, i)), m, &s,
-			     &err) < 0) {
+		if (cmp_load(step->runs[i], m, &s, &err) < 0) {
 			fprintf(stderr, "airlab bisect: %s\n", err.msg);
 			continue;
 		}
@@ -146,14 +159,16 @@ int bisect_decide(const struct cmp_metric *m, const struct cmp_result *r,
 	return -1;
 }
 
-int bisect_verdict(json_t *base, json_t *dirs, const struct cmp_metric *m,
+int bisect_verdict(const struct series_step *base,
+		   const struct series_step *step, const struct cmp_metric *m,
 		   double threshold, struct cmp_result *r)
 {
 	struct cmp_samples a = {0}, s = {0};
 	int verdict = -1;
 
-	bisect_pool(base, m, &a);
-	bisect_pool(dirs, m, &s);
+	if (base)
+		bisect_pool(base, m, &a);
+	bisect_pool(step, m, &s);
 	if (base) {
 		cmp_compare(&a, &s, m, threshold, 1, r);
 		verdict = bisect_decide(m, r, threshold);
@@ -172,12 +187,12 @@ struct step {
 	struct bisect *b;
 	const struct bisect_env *env;
 	const struct cmp_metric *m;
-	const char *role;
-	json_t *base; /* the good revision's runs; NULL: a baseline */
-	json_t *dirs; /* this one's runs */
-	int n;	      /* its index in the record's steps */
-	char sha[64], subject[256], stepdir[PATH_MAX + 200];
-	char variant[PATH_MAX + 600], why[PATH_MAX + 900];
+	/* The good revision's step (its runs); NULL: this is a baseline. */
+	const struct series_step *base;
+	/* This one as the record gets it, filled as it goes: its role, rev,
+	 * subject, directory (dir), variant file, runs, the reason it was
+	 * skipped, its index (x). */
+	struct series_step rec;
 	struct cmp_result r;
 	int verdict;
 };
@@ -194,23 +209,23 @@ static int build(struct step *st)
 	DIR *d;
 	int rc, found = 0;
 
-	snprintf(out, sizeof(out), "%s/out", st->stepdir);
-	snprintf(log, sizeof(log), "%s/build.log", st->stepdir);
+	snprintf(out, sizeof(out), "%s/out", st->rec.dir);
+	snprintf(log, sizeof(log), "%s/build.log", st->rec.dir);
 	snprintf(env, sizeof(env), "AIRLAB_OUT=%s", out);
 	if (mkdir(out, 0755) < 0 && errno != EEXIST) {
-		snprintf(st->why, sizeof(st->why), "cannot create %s: %s", out,
-			 strerror(errno));
+		snprintf(st->rec.reason, sizeof(st->rec.reason),
+			 "cannot create %s: %s", out, strerror(errno));
 		return -1;
 	}
 	rc = proc_run(argv, st->b->src, envs, log);
 	if (rc != 0) {
-		snprintf(st->why, sizeof(st->why),
+		snprintf(st->rec.reason, sizeof(st->rec.reason),
 			 "the build (%s) exited %d; see %s", argv[2], rc, log);
 		return -1;
 	}
 	if (!(d = opendir(out))) {
-		snprintf(st->why, sizeof(st->why), "cannot read %s: %s", out,
-			 strerror(errno));
+		snprintf(st->rec.reason, sizeof(st->rec.reason),
+			 "cannot read %s: %s", out, strerror(errno));
 		return -1;
 	}
 	while ((e = readdir(d))) {
@@ -218,13 +233,13 @@ static int build(struct step *st)
 
 		if (n > 5 && !strcmp(e->d_name + n - 5, ".yaml")) {
 			found++;
-			snprintf(st->variant, sizeof(st->variant), "%s/%s", out,
-				 e->d_name);
+			snprintf(st->rec.variant, sizeof(st->rec.variant),
+				 "%s/%s", out, e->d_name);
 		}
 	}
 	closedir(d);
 	if (found != 1) {
-		snprintf(st->why, sizeof(st->why),
+		snprintf(st->rec.reason, sizeof(st->rec.reason),
 			 "the build left %d .yaml files in $AIRLAB_OUT (%s); "
 			 "it must leave one stack variant",
 			 found, out);
@@ -238,10 +253,10 @@ static struct cell_paths step_cell(const struct step *st)
 	const struct bisect_env *env = st->env;
 
 	return (struct cell_paths){
-	    env->lab ? env->lab : json_str_at(st->b->root, "lab", ""),
+	    env->lab ? env->lab : or_empty(head_of(st->b).lab),
 	    env->topology ? env->topology
 			  : json_str_at(st->b->root, "topology", ""),
-	    st->variant, env->variant_dir};
+	    st->rec.variant, env->variant_dir};
 }
 
 /* A revision's cell, on the heap: too big for the stack. */
@@ -277,15 +292,16 @@ static int boot(struct step *st, struct step_cell *x)
 
 	if (load_cell(st, &x->c, &err) < 0) {
 		fprintf(stderr, "airlab: %s\n", err.msg);
-		snprintf(st->why, sizeof(st->why),
-			 "the variant %s does not load", st->variant);
+		snprintf(st->rec.reason, sizeof(st->rec.reason),
+			 "the variant %s does not load", st->rec.variant);
 		return -1;
 	}
 	if (dut_open(&x->d, &x->c.lab, x->c.ap_host->name, &err) < 0 ||
 	    bringup_cell(&x->c, &x->d, &bo, &x->st, &err) < 0) {
 		fprintf(stderr, "airlab: %s\n", err.msg);
-		snprintf(st->why, sizeof(st->why), "%s did not come up with %s",
-			 x->c.ap_host->name, st->variant);
+		snprintf(st->rec.reason, sizeof(st->rec.reason),
+			 "%s did not come up with %s", x->c.ap_host->name,
+			 st->rec.variant);
 		rc = -1;
 	}
 	dut_close(&x->d);
@@ -293,14 +309,14 @@ static int boot(struct step *st, struct step_cell *x)
 	return rc;
 }
 
-/* One suite run; its directory appended to st->dirs. -1 when the lab
+/* One suite run; its directory appended to the step's runs. -1 when the lab
  * failed. */
 static int run_once(struct step *st)
 {
 	const struct run_request rq = {
 	    .cell = step_cell(st),
 	    .root = st->env->root,
-	    .suite = json_str_at(st->b->root, "suite", ""),
+	    .suite = or_empty(head_of(st->b).suite),
 	    .params = {.length_s = json_number_value(
 			   json_object_get(st->b->root, "length_s"))},
 	    .out_dir = st->b->results,
@@ -315,24 +331,28 @@ static int run_once(struct step *st)
 		fprintf(st->env->show, "run %s: %s, results in %s\n", r.id,
 			run_status_name(r.status), r.dir);
 	if (r.status == RUN_LAB_FAILED) {
-		snprintf(st->why, sizeof(st->why),
+		snprintf(st->rec.reason, sizeof(st->rec.reason),
 			 "the lab failed during the run");
 		return -1;
 	}
-	if (r.dir[0])
-		json_array_append_new(st->dirs, json_string(r.dir));
+	if (r.dir[0] && series_step_add_run(&st->rec, r.dir) < 0) {
+		snprintf(st->rec.reason, sizeof(st->rec.reason),
+			 "out of memory");
+		return -1;
+	}
 	return 0;
 }
 
 /* Boots the built variant and runs the suite runs times. -1 with
- * st->why when the lab failed. */
+ * st->rec.reason when the lab failed. */
 static int measure(struct step *st, int runs)
 {
 	struct step_cell *x = calloc(1, sizeof(*x));
 	int rc;
 
 	if (!x) {
-		snprintf(st->why, sizeof(st->why), "out of memory");
+		snprintf(st->rec.reason, sizeof(st->rec.reason),
+			 "out of memory");
 		return -1;
 	}
 	rc = boot(st, x);
@@ -346,22 +366,24 @@ static int measure(struct step *st, int runs)
 static int step_begin(struct step *st, const char *rev, struct al_err *err)
 {
 	struct bisect *b = st->b;
+	int n = (int)series_doc_n_steps(b->root);
 	char base[64], id[64];
 
-	st->m = cmp_metric_known(json_str_at(b->root, "metric", ""), err);
+	st->m = cmp_metric_known(or_empty(head_of(b).metric), err);
 	if (!st->m)
 		return al_err_prefix(err, "%s", b->file);
-	st->n = (int)json_array_size(json_object_get(b->root, "steps"));
-	git(b->src, st->sha, sizeof(st->sha), "rev-parse", rev, NULL, NULL);
-	git(b->src, st->subject, sizeof(st->subject), "log", "-1",
+	st->rec.x = n;
+	git(b->src, st->rec.rev, sizeof(st->rec.rev), "rev-parse", rev, NULL,
+	    NULL);
+	git(b->src, st->rec.subject, sizeof(st->rec.subject), "log", "-1",
 	    "--format=%s", rev);
-	snprintf(base, sizeof(base), "%02d-%.12s", st->n, st->sha);
-	if (path_mkdir_unique(b->dir, base, id, sizeof(id), st->stepdir,
-			      sizeof(st->stepdir)) < 0)
+	snprintf(base, sizeof(base), "%02d-%.12s", n, st->rec.rev);
+	if (path_mkdir_unique(b->dir, base, id, sizeof(id), st->rec.dir,
+			      sizeof(st->rec.dir)) < 0)
 		return al_errf(err, "cannot create %s/%s: %s", b->dir, base,
 			       strerror(errno));
-	fprintf(stderr, "bisect: step %d (%s): %.12s %s\n", st->n, st->role,
-		st->sha, st->subject);
+	fprintf(stderr, "bisect: step %d (%s): %.12s %s\n", n, st->rec.role,
+		st->rec.rev, st->rec.subject);
 	return 0;
 }
 
@@ -379,15 +401,15 @@ static void step_judge(struct step *st)
 	if (build(st) < 0 || measure(st, runs) < 0)
 		return;
 	for (;;) {
-		st->verdict = bisect_verdict(st->base, st->dirs, st->m,
+		st->verdict = bisect_verdict(st->base, &st->rec, st->m,
 					     threshold, &st->r);
 		if (st->verdict >= 0 || !st->base)
 			return;
-		if ((int)json_array_size(st->dirs) >= max_runs) {
-			snprintf(st->why, sizeof(st->why),
+		if ((int)st->rec.n_runs >= max_runs) {
+			snprintf(st->rec.reason, sizeof(st->rec.reason),
 				 "undecided after %zu runs (change %+.1f%%, "
 				 "95%% CI %+.1f%% to %+.1f%%)",
-				 json_array_size(st->dirs), 100 * st->r.change,
+				 st->rec.n_runs, 100 * st->r.change,
 				 100 * st->r.ci_lo, 100 * st->r.ci_hi);
 			st->verdict = BISECT_SKIP;
 			return;
@@ -395,7 +417,7 @@ static void step_judge(struct step *st)
 		fprintf(stderr,
 			"bisect: %.12s undecided (CI %+.1f%% to %+.1f%%): "
 			"one more run\n",
-			st->sha, 100 * st->r.ci_lo, 100 * st->r.ci_hi);
+			st->rec.rev, 100 * st->r.ci_lo, 100 * st->r.ci_hi);
 		if (measure(st, 1) < 0) {
 			st->verdict = BISECT_SKIP;
 			return;
@@ -412,75 +434,79 @@ static const char *step_outcome(const struct step *st)
 					   : "skip";
 }
 
-/* The step's step.json and its entry in the record (saved); the step's
- * last line. Returns the entry (the record holds it). */
-static json_t *step_record(struct step *st)
+/* The step's entry in the record (saved) and its step.json; the step's
+ * last line. */
+static void step_record(struct step *st)
 {
 	const struct cmp_result *r = &st->r;
-	json_t *first = json_array_get(st->dirs, 0), *step;
+	struct series_step *s = &st->rec;
+	const char *first = s->n_runs ? strrchr(s->runs[0], '/') : NULL;
 	char sj[PATH_MAX + 220];
 	struct al_err err;
+	json_t *step;
 
-	step = json_pack(
-	    "{s:s, s:s, s:s, s:s, s:s, s:O, s:s?, s:s, s:o, s:o, s:o, s:o, "
-	    "s:s}",
-	    "role", st->role, "rev", st->sha, "subject", st->subject, "label",
-	    st->subject, "variant", st->variant, "runs", st->dirs, "run_id",
-	    first ? strrchr(json_string_value(first), '/') + 1 : NULL,
-	    "outcome", step_outcome(st), "good_median",
-	    json_num(st->base ? r->a_median : NAN), "median",
-	    json_num(st->base ? r->b_median : r->a_median), "change",
-	    json_num(r->change), "ci",
-	    json_pack("[o, o]", json_num(r->ci_lo), json_num(r->ci_hi)),
-	    "reason", st->why);
-	json_object_set_new(step, "x", json_integer(st->n));
-	json_object_set_new(step, "dir", json_string(st->stepdir));
-	snprintf(sj, sizeof(sj), "%s/step.json", st->stepdir);
-	if (json_write_atomic(step, sj, 0, &err) < 0)
+	snprintf(s->label, sizeof(s->label), "%s", s->subject);
+	snprintf(s->outcome, sizeof(s->outcome), "%s", step_outcome(st));
+	if (s->n_runs) /* the first run's id: its directory's name */
+		snprintf(s->run_id, sizeof(s->run_id), "%s",
+			 first ? first + 1 : s->runs[0]);
+	s->good_median = st->base ? r->a_median : NAN;
+	s->median = st->base ? r->b_median : r->a_median;
+	s->change = r->change;
+	s->ci_lo = r->ci_lo;
+	s->ci_hi = r->ci_hi;
+	step = series_doc_add_step(st->b->root, s);
+	snprintf(sj, sizeof(sj), "%s/step.json", s->dir);
+	if (step && json_write_atomic(step, sj, 0, &err) < 0)
 		fprintf(stderr, "airlab bisect: %s\n", err.msg);
-	json_array_append_new(json_object_get(st->b->root, "steps"), step);
 	save_or_say(st->b);
-	fprintf(stderr, "bisect: %.12s: %s", st->sha, step_outcome(st));
+	fprintf(stderr, "bisect: %.12s: %s", s->rev, s->outcome);
 	if (st->base && isfinite(r->change))
 		fprintf(stderr, " (%s median %.2f vs good %.2f %s, %+.1f%%)",
 			st->m->name, r->b_median, r->a_median, st->m->units,
 			100 * r->change);
-	fprintf(stderr, "%s%s\n", st->why[0] ? ": " : "", st->why);
-	return step;
+	fprintf(stderr, "%s%s\n", s->reason[0] ? ": " : "", s->reason);
 }
 
 /* One revision (rev, checked out in the clone), start to verdict; its
- * entry in *step_out. base: the good revision's runs (NULL: a baseline).
- * Returns the verdict, for a baseline 0 (measured) or BISECT_SKIP; -1
- * with err when there is no step. */
+ * entry in *step_out when given (the caller frees it). base: the good
+ * revision's step (NULL: a baseline). Returns the verdict, for a
+ * baseline 0 (measured) or BISECT_SKIP; -1 with err when there is no
+ * step. */
 static int evaluate(struct bisect *b, const struct bisect_env *env,
-		    const char *rev, const char *role, json_t *base,
-		    json_t **step_out, struct al_err *err)
+		    const char *rev, const char *role,
+		    const struct series_step *base,
+		    struct series_step *step_out, struct al_err *err)
 {
 	struct step *st = calloc(1, sizeof(*st));
 	int rc = -1;
 
-	*step_out = NULL;
+	if (step_out)
+		series_step_init(step_out);
 	if (!st)
 		return al_errf(err, "out of memory for a step");
 	*st = (struct step){.b = b,
 			    .env = env,
-			    .role = role,
 			    .base = base,
-			    .dirs = json_array(),
 			    .r = {.a_median = NAN,
 				  .b_median = NAN,
 				  .change = NAN,
 				  .ci_lo = NAN,
 				  .ci_hi = NAN}};
+	series_step_init(&st->rec);
+	snprintf(st->rec.role, sizeof(st->rec.role), "%s", role);
 	if (step_begin(st, rev, err) == 0) {
 		step_judge(st);
-		*step_out = step_record(st);
+		step_record(st);
 		rc = st->verdict;
 		if (!base)
 			rc = st->verdict == -1 ? 0 : BISECT_SKIP;
+		if (step_out) { /* handed over, arrays and all */
+			*step_out = st->rec;
+			series_step_init(&st->rec);
+		}
 	}
-	json_decref(st->dirs);
+	series_step_free(&st->rec);
 	free(st);
 	return rc;
 }
@@ -489,17 +515,27 @@ int bisect_step(const char *dir, const struct bisect_env *env,
 		struct al_err *err)
 {
 	struct bisect *b = calloc(1, sizeof(*b));
-	json_t *base, *step;
+	struct series_step *good = calloc(1, sizeof(*good));
 	int rc = -1;
 
-	if (!b)
+	if (!b || !good) {
+		free(b);
+		free(good);
 		return al_errf(err, "out of memory for a bisect");
-	if (bisect_load(b, dir, err) == 0) {
-		base = json_object_get(
-		    json_array_get(json_object_get(b->root, "steps"), 0),
-		    "runs");
-		rc = evaluate(b, env, "HEAD", "step", base, &step, err);
 	}
+	if (bisect_load(b, dir, err) == 0) {
+		bool has_good = series_doc_n_steps(b->root) > 0;
+
+		/* Held against the good revision's step, the record's
+		 * first. */
+		if (has_good && series_doc_step(b->root, 0, good) < 0)
+			al_errf(err, "%s: out of memory", b->file);
+		else
+			rc = evaluate(b, env, "HEAD", "step",
+				      has_good ? good : NULL, NULL, err);
+	}
+	series_step_free(good);
+	free(good);
 	json_decref(b->root);
 	free(b);
 	return rc;
@@ -576,15 +612,18 @@ json_t *bisect_spec(const struct bisect_request *rq, struct al_err *err)
 	if (check_ends(rp, rq->repo, rq->good, rq->bad, err) < 0 ||
 	    check_paths(rq, res, lab, topo, err) < 0)
 		return NULL;
-	spec =
-	    json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:i, s:i, s:s, s:o, "
-		      "s:s, s:s, s:s, s:[]}",
-		      "kind", "bisect", "repo", rp, "good", rq->good, "bad",
-		      rq->bad, "build", rq->build, "threshold", threshold,
-		      "runs", rq->runs, "max_runs", max_runs, "suite",
-		      rq->suite, "length_s", json_real(rq->length_s), "metric",
-		      m->name, "lab", lab, "topology", topo, "steps");
-	json_object_set_new(spec, "results", json_string(res));
+	spec = series_doc_head_json(&(struct series_doc){.kind = "bisect",
+							 .suite = rq->suite,
+							 .lab = lab,
+							 .metric = m->name});
+	/* The bisect's own keys: what it was asked for. */
+	json_object_update_new(
+	    spec,
+	    json_pack("{s:s, s:s, s:s, s:s, s:f, s:i, s:i, s:o, s:s, s:s}",
+		      "repo", rp, "good", rq->good, "bad", rq->bad, "build",
+		      rq->build, "threshold", threshold, "runs", rq->runs,
+		      "max_runs", max_runs, "length_s", json_real(rq->length_s),
+		      "topology", topo, "results", res));
 	return spec;
 }
 
@@ -611,6 +650,7 @@ static int bisect_begin(struct bisect *b, const struct bisect_request *rq,
 {
 	char parent[PATH_MAX + 20], stamp[32];
 	json_t *spec = bisect_spec(rq, err);
+	struct series_doc h;
 
 	if (!spec)
 		return -1;
@@ -628,29 +668,31 @@ static int bisect_begin(struct bisect *b, const struct bisect_request *rq,
 	}
 	snprintf(b->src, sizeof(b->src), "%s/src", b->dir);
 	snprintf(b->file, sizeof(b->file), "%s/bisect.json", b->dir);
-	json_object_set_new(spec, "id", json_string(out->id));
-	json_object_set_new(spec, "status", json_string("running"));
-	json_object_set_new(spec, "start", json_string(stamp));
+	series_doc_head_set(spec, &(struct series_doc){.id = out->id,
+						       .status = "running",
+						       .start = stamp});
 	b->root = spec;
 	if (bisect_save(b, err) < 0 || clone_repo(b, err) < 0) {
-		json_object_set_new(b->root, "status", json_string("failed"));
+		series_doc_head_set(b->root,
+				    &(struct series_doc){.status = "failed"});
 		save_or_say(b);
 		json_decref(b->root);
 		b->root = NULL;
 		return -1;
 	}
+	h = head_of(b);
 	fprintf(stderr, "bisect %s: %s..%s of %s on %s (%s); record %s\n",
 		out->id, json_str_at(spec, "good", ""),
 		json_str_at(spec, "bad", ""), json_str_at(spec, "repo", ""),
-		json_str_at(spec, "metric", ""), json_str_at(spec, "suite", ""),
-		b->file);
+		or_empty(h.metric), or_empty(h.suite), b->file);
 	return 0;
 }
 
 /* evaluate() on the end of the record named by key (good, bad) checked
  * out; an error with no step is said. */
 static int evaluate_end(struct bisect *b, const struct bisect_env *env,
-			const char *key, json_t *base, json_t **step)
+			const char *key, const struct series_step *base,
+			struct series_step *step)
 {
 	char out[4096];
 	struct al_err err;
@@ -669,10 +711,11 @@ static int evaluate_end(struct bisect *b, const struct bisect_env *env,
  * ends here with out->status; -1 with err (the good revision could not
  * be measured). */
 static int bisect_ends(struct bisect *b, const struct bisect_request *rq,
-		       json_t **gstep, json_t **bstep,
+		       struct series_step *gstep, struct series_step *bstep,
 		       struct bisect_result *out, struct al_err *err)
 {
 	int rc = evaluate_end(b, &rq->env, "good", NULL, gstep);
+	const char *why;
 
 	if (stopped(&rq->env)) {
 		out->status = BISECT_INTERRUPTED;
@@ -681,82 +724,80 @@ static int bisect_ends(struct bisect *b, const struct bisect_request *rq,
 	if (rc != 0)
 		return al_errf(err,
 			       "the good revision %s could not be measured: %s",
-			       json_str_at(b->root, "good", ""),
-			       json_str_at(*gstep, "reason", ""));
-	rc = evaluate_end(
-	    b, &rq->env, "bad",
-	    json_object_get(
-		json_array_get(json_object_get(b->root, "steps"), 0), "runs"),
-	    bstep);
+			       json_str_at(b->root, "good", ""), gstep->reason);
+	rc = evaluate_end(b, &rq->env, "bad", gstep, bstep);
 	if (stopped(&rq->env)) {
 		out->status = BISECT_INTERRUPTED;
 		return 1;
 	}
 	if (rc != BISECT_BAD) {
+		why = bstep->reason;
+		/* The reason, cut to leave room for the rest in why. */
 		snprintf(out->why, sizeof(out->why),
 			 "the bad revision %s is not worse than the good one "
-			 "on %s (%s%s%s): nothing to bisect",
+			 "on %s (%s%s%.600s): nothing to bisect",
 			 json_str_at(b->root, "bad", ""),
-			 json_str_at(b->root, "metric", ""),
-			 json_str_at(*bstep, "outcome", ""),
-			 json_str_at(*bstep, "reason", "")[0] ? ": " : "",
-			 json_str_at(*bstep, "reason", ""));
+			 or_empty(head_of(b).metric), bstep->outcome,
+			 why[0] ? ": " : "", why);
 		out->status = BISECT_NOT_WORSE;
 		return 1;
 	}
 	return 0;
 }
 
-/* The last step recorded for the commit sha. */
-static json_t *step_of(json_t *steps, const char *sha)
+/* The last step recorded for the commit sha, into s; false when none
+ * is (s left empty). */
+static bool step_of(const json_t *root, const char *sha, struct series_step *s)
 {
-	json_t *found = NULL;
-
-	for (size_t i = 0; i < json_array_size(steps); i++)
-		if (!strcmp(json_str_at(json_array_get(steps, i), "rev", ""),
-			    sha))
-			found = json_array_get(steps, i);
-	return found;
+	for (size_t i = series_doc_n_steps(root); i-- > 0;) {
+		if (series_doc_step(root, i, s) == 0 && !strcmp(s->rev, sha))
+			return true;
+		series_step_free(s);
+	}
+	return false;
 }
 
-static void side(const json_t *step, struct bisect_side *s)
+/* step's figures (NULL: no step measured the revision), 0 where not
+ * measured. */
+static void side(const struct series_step *step, struct bisect_side *s)
 {
 	s->found = step != NULL;
 	snprintf(s->outcome, sizeof(s->outcome), "%s",
-		 json_str_at(step, "outcome", ""));
-	s->median = json_number_value(json_object_get(step, "median"));
-	s->change = json_number_value(json_object_get(step, "change"));
+		 step ? step->outcome : "");
+	s->median = step && isfinite(step->median) ? step->median : 0;
+	s->change = step && isfinite(step->change) ? step->change : 0;
 }
 
 /* A report of the first bad commit's run and its parent's. */
-static void report(struct bisect *b, json_t *good, json_t *bad,
-		   struct bisect_result *out)
+static void report(struct bisect *b, const struct series_step *good,
+		   const struct series_step *bad, struct bisect_result *out)
 {
 	const char *dirs[2];
 	char rdir[PATH_MAX + 100];
 	struct al_err err;
 
-	if (!good || !bad || !json_array_size(json_object_get(good, "runs")) ||
-	    !json_array_size(json_object_get(bad, "runs")))
+	if (!good || !bad || !good->n_runs || !bad->n_runs)
 		return;
-	dirs[0] =
-	    json_string_value(json_array_get(json_object_get(good, "runs"), 0));
-	dirs[1] =
-	    json_string_value(json_array_get(json_object_get(bad, "runs"), 0));
+	dirs[0] = good->runs[0];
+	dirs[1] = bad->runs[0];
 	snprintf(rdir, sizeof(rdir), "%s/report", b->dir);
 	if (report_write(dirs, 2, rdir, &err) < 0)
 		snprintf(out->report_err, sizeof(out->report_err), "%s",
 			 err.msg);
 	else
 		snprintf(out->report, sizeof(out->report), "%s", rdir);
-	json_object_set_new(b->root, "report", json_string(rdir));
+	series_doc_head_set(b->root, &(struct series_doc){.report = rdir});
 	save_or_say(b);
 }
 
 /* What git bisect found (its refs/bisect/bad), in the record and out. */
 static void finish(struct bisect *b, int run_rc, struct bisect_result *out)
 {
-	json_t *steps = json_object_get(b->root, "steps"), *bad, *good;
+	/* The steps of the parent and of the first bad commit. */
+	struct series_step *s = calloc(2, sizeof(*s));
+	size_t n = series_doc_n_steps(b->root);
+	const char *metric = head_of(b).metric;
+	bool good, bad;
 	char want[80];
 
 	git(b->src, out->first_bad, sizeof(out->first_bad), "rev-parse", "-q",
@@ -764,33 +805,34 @@ static void finish(struct bisect *b, int run_rc, struct bisect_result *out)
 	snprintf(want, sizeof(want), "%s^", out->first_bad);
 	git(b->src, out->parent, sizeof(out->parent), "rev-parse", "-q",
 	    "--verify", want);
-	bad = step_of(steps, out->first_bad);
-	good = step_of(steps, out->parent);
-	json_object_set_new(b->root, "first_bad",
-			    json_pack("{s:s, s:s}", "rev", out->first_bad,
-				      "parent", out->parent));
-	json_object_set_new(
-	    b->root, "status",
-	    json_string(run_rc == 0 ? "complete" : "inconclusive"));
-	json_object_set_new(
-	    b->root, "bisect_steps",
-	    json_integer((json_int_t)json_array_size(steps) - 2));
+	good = s && step_of(b->root, out->parent, &s[0]);
+	bad = s && step_of(b->root, out->first_bad, &s[1]);
+	snprintf(out->metric, sizeof(out->metric), "%s", or_empty(metric));
+	series_doc_head_set(
+	    b->root, &(struct series_doc){
+			 .first_bad = out->first_bad,
+			 .parent = out->parent,
+			 .status = run_rc == 0 ? "complete" : "inconclusive"});
+	json_object_set_new(b->root, "bisect_steps",
+			    json_integer((json_int_t)n - 2));
 	out->status = run_rc == 0 ? BISECT_COMPLETE : BISECT_INCONCLUSIVE;
 	snprintf(out->subject, sizeof(out->subject), "%s",
-		 json_str_at(bad, "subject", ""));
-	snprintf(out->metric, sizeof(out->metric), "%s",
-		 json_str_at(b->root, "metric", ""));
-	side(good, &out->before);
-	side(bad, &out->at);
-	out->steps = json_array_size(steps);
+		 bad ? s[1].subject : "");
+	side(good ? &s[0] : NULL, &out->before);
+	side(bad ? &s[1] : NULL, &out->at);
+	out->steps = n;
 	save_or_say(b);
-	report(b, good, bad, out);
+	report(b, good ? &s[0] : NULL, bad ? &s[1] : NULL, out);
+	for (int k = 0; s && k < 2; k++)
+		series_step_free(&s[k]);
+	free(s);
 }
 
 /* git bisect run over the rest, each step a process of its own
  * (bisect_step) that rewrites the record; read back after. */
 static int bisect_drive(struct bisect *b, const struct bisect_request *rq,
-			const json_t *gstep, const json_t *bstep,
+			const struct series_step *gstep,
+			const struct series_step *bstep,
 			struct bisect_result *out, struct al_err *err)
 {
 	char good_sha[64], bad_sha[64], self[PATH_MAX], log[PATH_MAX + 100];
@@ -806,9 +848,8 @@ static int bisect_drive(struct bisect *b, const struct bisect_request *rq,
 		self[0] = 0;
 	}
 	snprintf(log, sizeof(log), "%s/git-bisect.log", b->dir);
-	snprintf(good_sha, sizeof(good_sha), "%s",
-		 json_str_at(gstep, "rev", ""));
-	snprintf(bad_sha, sizeof(bad_sha), "%s", json_str_at(bstep, "rev", ""));
+	snprintf(good_sha, sizeof(good_sha), "%s", gstep->rev);
+	snprintf(bad_sha, sizeof(bad_sha), "%s", bstep->rev);
 	/* The steps rewrite bisect.json: ours goes until they are done. */
 	json_decref(b->root);
 	b->root = NULL;
@@ -838,18 +879,19 @@ static int bisect_drive(struct bisect *b, const struct bisect_request *rq,
 static void bisect_close(struct bisect *b, int ok, int64_t t0_ms,
 			 struct bisect_result *out)
 {
-	json_t *st;
+	const char *status;
 
 	out->wall_s = (double)(mono_ms() - t0_ms) / 1000;
 	if (!b->root)
 		return;
 	if (out->status == BISECT_INTERRUPTED)
-		json_object_set_new(b->root, "status",
-				    json_string("interrupted"));
-	st = json_object_get(b->root, "status");
-	if (!st || !strcmp(json_string_value(st), "running"))
-		json_object_set_new(b->root, "status",
-				    json_string(ok ? "complete" : "failed"));
+		series_doc_head_set(
+		    b->root, &(struct series_doc){.status = "interrupted"});
+	status = head_of(b).status;
+	if (!status || !strcmp(status, "running"))
+		series_doc_head_set(
+		    b->root,
+		    &(struct series_doc){.status = ok ? "complete" : "failed"});
 	json_object_set_new(b->root, "wall_s", json_real(out->wall_s));
 	save_or_say(b);
 }
@@ -858,24 +900,31 @@ int bisect_run(const struct bisect_request *rq, struct bisect_result *out,
 	       struct al_err *err)
 {
 	struct bisect *b = calloc(1, sizeof(*b));
+	/* The good end's step and the bad end's. */
+	struct series_step *ends = calloc(2, sizeof(*ends));
 	int64_t t0 = mono_ms();
-	json_t *gstep = NULL, *bstep = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!b)
+	if (!b || !ends) {
+		free(b);
+		free(ends);
 		return al_errf(err, "out of memory for a bisect");
+	}
 	rc = bisect_begin(b, rq, out, err);
 	if (rc == 0) {
 		snprintf(out->dir, sizeof(out->dir), "%s", b->dir);
 		snprintf(out->file, sizeof(out->file), "%s", b->file);
-		rc = bisect_ends(b, rq, &gstep, &bstep, out, err);
+		rc = bisect_ends(b, rq, &ends[0], &ends[1], out, err);
 	}
 	if (rc == 0)
-		rc = bisect_drive(b, rq, gstep, bstep, out, err);
+		rc = bisect_drive(b, rq, &ends[0], &ends[1], out, err);
 	else if (rc > 0)
 		rc = 0;
 	bisect_close(b, rc == 0 && out->status == BISECT_COMPLETE, t0, out);
+	series_step_free(&ends[0]);
+	series_step_free(&ends[1]);
+	free(ends);
 	json_decref(b->root);
 	free(b);
 	return rc;

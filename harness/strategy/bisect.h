@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "../results/compare.h"
+#include "../results/series_doc.h"
 #include "../util/err.h"
 
 /* A step's verdict, as `git bisect run` takes a command's exit status. */
@@ -35,7 +36,7 @@ enum { BISECT_GOOD = 0, BISECT_BAD = 1, BISECT_SKIP = 125 };
 struct bisect {
 	char dir[PATH_MAX + 64], src[PATH_MAX + 80], file[PATH_MAX + 80];
 	char results[PATH_MAX]; /* where the runs go and the store is */
-	json_t *root;		/* bisect.json */
+	json_t *root;		/* bisect.json (results/series_doc.h) */
 };
 
 /* Reads DIR/bisect.json into b (dir may be b->dir); -1 with err naming
@@ -47,10 +48,10 @@ int bisect_load(struct bisect *b, const char *dir, struct al_err *err);
  * err when the record itself could not be written. */
 int bisect_save(struct bisect *b, struct al_err *err);
 
-/* The samples of metric m pooled over the run directories in dirs (a
- * JSON array of paths); a run that cannot be read is said on stderr and
- * left out. -1 when out of memory. */
-int bisect_pool(json_t *dirs, const struct cmp_metric *m,
+/* The samples of metric m pooled over step's runs (run directories); a
+ * run that cannot be read is said on stderr and left out. -1 when out of
+ * memory. */
+int bisect_pool(const struct series_step *step, const struct cmp_metric *m,
 		struct cmp_samples *out);
 
 /* A comparison's verdict: worse beyond the threshold is BISECT_BAD, a
@@ -58,10 +59,11 @@ int bisect_pool(json_t *dirs, const struct cmp_metric *m,
 int bisect_decide(const struct cmp_metric *m, const struct cmp_result *r,
 		  double threshold);
 
-/* dirs' pooled samples against base's (the good revision's runs), the
- * comparison in r: bisect_decide's verdict. base NULL: dirs are a
- * baseline, compared with themselves for their median; -1. */
-int bisect_verdict(json_t *base, json_t *dirs, const struct cmp_metric *m,
+/* step's pooled samples against base's (the good revision's step), the
+ * comparison in r: bisect_decide's verdict. base NULL: step is a
+ * baseline, compared with itself for its median; -1. */
+int bisect_verdict(const struct series_step *base,
+		   const struct series_step *step, const struct cmp_metric *m,
 		   double threshold, struct cmp_result *r);
 
 /* Where the steps run. */

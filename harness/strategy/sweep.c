@@ -8,9 +8,9 @@
 
 #include "../cell/atten.h"
 #include "../cell/link.h"
+#include "../results/series_doc.h"
 #include "../results/store.h"
 #include "../util/clock.h"
-#include "../util/json_file.h"
 #include "../util/path.h"
 #include "bringup.h"
 #include "run.h"
@@ -32,6 +32,7 @@ struct sweep_scratch {
 	struct settle se[TOPO_MAX_STATIONS];
 	double reads[TOPO_MAX_STATIONS][SETTLE_MAX_CYCLES];
 	struct link_sta now[TOPO_MAX_STATIONS];
+	struct series_step step; /* the step being recorded */
 };
 
 static bool stopped(const struct sweep *sw)
@@ -592,8 +593,8 @@ static int write_record(struct sweep *sw, const char *status,
 	int rc;
 
 	path_utc_stamp(end, sizeof(end));
-	json_object_set_new(sw->root_json, "status", json_string(status));
-	json_object_set_new(sw->root_json, "end", json_string(end));
+	series_doc_head_set(sw->root_json,
+			    &(struct series_doc){.status = status, .end = end});
 	rc = store_series_write(sw->root_json, sw->file, sw->results, &e2);
 	if (rc > 0)
 		fprintf(stderr,
@@ -605,84 +606,80 @@ static int write_record(struct sweep *sw, const char *status,
 	return rc < 0 ? -1 : 0;
 }
 
-static json_t *station_json(struct store *db, const char *run_id,
-			    const char *name, const struct settle *se)
+/* What the step saw of one watched station: settling, then its run's
+ * figures from the store (none without a run). */
+static void station_fill(struct series_station *t, struct store *db,
+			 const char *run_id, const char *name,
+			 const struct settle *se)
 {
-	/* Store metric GROUP.STATION.NAME, kept under key. */
-	static const struct {
-		const char *group, *name, *key;
+	/* Store metric GROUP.STATION.NAME, kept in *to. */
+	const struct {
+		const char *group, *name;
+		double *to;
 	} figs[] = {
-	    {"link", "rate_mbps", "rate_mbps"},
-	    {"link", "tx_bitrate_mbps", "tx_bitrate_mbps"},
-	    {"link", "signal_dbm", "signal_dbm"},
-	    {"link", "retries", "retries"},
-	    {"link", "failed", "failed"},
-	    {"goodput", "up", "goodput_up_mbps"},
-	    {"goodput", "down", "goodput_down_mbps"},
+	    {"link", "rate_mbps", &t->rate_mbps},
+	    {"link", "tx_bitrate_mbps", &t->tx_bitrate_mbps},
+	    {"link", "signal_dbm", &t->signal_dbm},
+	    {"link", "retries", &t->retries},
+	    {"link", "failed", &t->failed},
+	    {"goodput", "up", &t->goodput_up_mbps},
+	    {"goodput", "down", &t->goodput_down_mbps},
 	};
-	json_t *o =
-	    json_pack("{s:s, s:b, s:b, s:o, s:o, s:o, s:o}", "name", name,
-		      "associated", se->associated, "settled", se->settled,
-		      "settle_s", json_num(se->settle_s), "settle_signal_dbm",
-		      json_num(se->signal_dbm), "settle_txrate_mbps",
-		      json_num(se->txrate_mbps), "settle_expected_mbps",
-		      json_num(se->expected_mbps));
 	char m[256];
 
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->associated = se->associated;
+	t->settled = se->settled;
+	t->settle_s = se->settle_s;
+	t->settle_signal_dbm = se->signal_dbm;
+	t->settle_txrate_mbps = se->txrate_mbps;
+	t->settle_expected_mbps = se->expected_mbps;
 	for (size_t k = 0; k < sizeof(figs) / sizeof(figs[0]); k++) {
 		snprintf(m, sizeof(m), "%s.%s.%s", figs[k].group, name,
 			 figs[k].name);
-		json_object_set_new(
-		    o, figs[k].key,
-		    json_num(db && run_id ? store_metric(db, run_id, m) : NAN));
+		*figs[k].to = db && run_id ? store_metric(db, run_id, m) : NAN;
 	}
-	return o;
 }
 
 /* Prints one step's line per moved station: what the sweep is for. */
-static void print_step(FILE *f, const json_t *step)
+static void print_step(FILE *f, const struct series_step *step)
 {
-	json_t *sts = json_object_get(step, "stations");
-
-	for (size_t i = 0; i < json_array_size(sts); i++) {
-		json_t *s = json_array_get(sts, i);
+	for (size_t i = 0; i < step->n_sta; i++) {
+		const struct series_station *s = &step->sta[i];
 
 		fprintf(f,
 			"%-16s %-10s %-8s %-5s %7.1f %8.1f %8.1f %7.2f %8.2f "
 			"%8.1f %s\n",
-			json_string_value(json_object_get(step, "variant")),
-			json_string_value(json_object_get(step, "label")),
-			json_string_value(json_object_get(s, "name")),
-			json_is_true(json_object_get(s, "associated")) ? "yes"
-								       : "no",
-			json_num_at(s, "signal_dbm"),
-			json_num_at(s, "rate_mbps"),
-			json_num_at(s, "tx_bitrate_mbps"),
-			json_num_at(s, "goodput_up_mbps"),
-			json_num_at(s, "goodput_down_mbps"),
-			json_num_at(step, "latency_median_ms"),
-			json_string_value(json_object_get(step, "outcome")));
+			step->variant, step->label, s->name,
+			s->associated ? "yes" : "no", s->signal_dbm,
+			s->rate_mbps, s->tx_bitrate_mbps, s->goodput_up_mbps,
+			s->goodput_down_mbps, step->latency_median_ms,
+			step->outcome);
 	}
 	fflush(f);
 }
 
 enum step_result { STEP_OK, STEP_PARTIAL, STEP_LAB };
 
-/* Moves the paths to x (recorded in atten with what each reads back, the
- * first one's in *xread) or fixes the stations' rate at x. */
+/* Moves the paths to x (recorded in the step's atten with what each
+ * reads back, the first one's its x) or fixes the stations' rate at x. */
 static int step_move(struct sweep *sw, const struct cell *c, struct dut *d,
-		     double x, json_t *atten, double *xread, struct al_err *err)
+		     double x, struct series_step *s, struct al_err *err)
 {
+	s->x = x;
 	for (int k = 0; k < sw->npaths && sw->mode == SWEEP_ATTEN; k++) {
+		struct series_atten *a;
 		double back;
 
 		if (path_db(&c->lab, sw->paths[k], &x, &back, err) < 0)
 			return -1;
+		if (!(a = series_step_add_atten(s)))
+			return al_errf(err, "out of memory");
+		snprintf(a->path, sizeof(a->path), "%s", sw->paths[k]);
+		a->set_db = x;
+		a->read_db = back;
 		if (k == 0)
-			*xread = back;
-		json_array_append_new(
-		    atten, json_pack("{s:s, s:f, s:f}", "path", sw->paths[k],
-				     "set_db", x, "read_db", back));
+			s->x = back;
 	}
 	if (sw->mode != SWEEP_ATTEN)
 		return set_rates(sw, c, d, x, err);
@@ -759,13 +756,12 @@ static const char *step_outcome(bool dropped, const struct run_result *r)
 					   : "failed";
 }
 
-/* The step's entry in the record, its figures read from the store. */
-static json_t *step_json(struct sweep *sw, const struct cell *c, int vi,
-			 double xread, const char *label, const char *outcome,
-			 const struct run_result *r, json_t *atten,
-			 const struct settle *se)
+/* The rest of the step's entry in the record, its figures read from the
+ * store. */
+static void step_fill(struct sweep *sw, const struct cell *c, int vi,
+		      const char *outcome, const struct run_result *r,
+		      const struct settle *se, struct series_step *s)
 {
-	json_t *sts = json_array(), *step;
 	struct store *db = NULL;
 	struct al_err e2;
 
@@ -773,22 +769,22 @@ static json_t *step_json(struct sweep *sw, const struct cell *c, int vi,
 		fprintf(stderr, "sweep %s: %s\n", sw->id, e2.msg);
 		db = NULL;
 	}
-	for (int k = 0; k < sw->nwatch; k++)
-		json_array_append_new(
-		    sts,
-		    station_json(db, r->id[0] ? r->id : NULL,
-				 c->topo.stations[sw->watch[k]].name, &se[k]));
-	step = json_pack(
-	    "{s:s, s:f, s:s, s:s, s:s?, s:o, s:o, s:o, s:o}", "variant",
-	    sw->variants[vi], "x", xread, "label", label, "outcome", outcome,
-	    "run_id", r->id[0] ? r->id : NULL, "atten", atten,
-	    "latency_median_ms",
-	    json_num(db ? store_metric(db, r->id, "latency_median_ms") : NAN),
-	    "latency_p99_ms",
-	    json_num(db ? store_metric(db, r->id, "latency_p99_ms") : NAN),
-	    "stations", sts);
+	snprintf(s->variant, sizeof(s->variant), "%s", sw->variants[vi]);
+	snprintf(s->outcome, sizeof(s->outcome), "%s", outcome);
+	snprintf(s->run_id, sizeof(s->run_id), "%s", r->id);
+	for (int k = 0; k < sw->nwatch; k++) {
+		struct series_station *t = series_step_add_station(s);
+
+		if (t)
+			station_fill(t, db, r->id[0] ? r->id : NULL,
+				     c->topo.stations[sw->watch[k]].name,
+				     &se[k]);
+	}
+	s->latency_median_ms =
+	    db ? store_metric(db, r->id, "latency_median_ms") : NAN;
+	s->latency_p99_ms =
+	    db ? store_metric(db, r->id, "latency_p99_ms") : NAN;
 	store_close(db);
-	return step;
 }
 
 /* One step: move, settle, run, record. */
@@ -797,30 +793,31 @@ static enum step_result run_step(struct sweep *sw, const struct cell *c,
 				 struct al_err *err)
 {
 	struct sweep_scratch *w = sw->scratch;
-	json_t *atten = json_array(), *step;
+	struct series_step *s = &w->step;
 	struct run_result r = {0};
 	enum step_result rc = STEP_OK;
-	char label[64];
-	double x = sw->x[xi], xread = x;
+	double x = sw->x[xi];
 	bool dropped = false;
 
-	step_label(sw, x, label, sizeof(label));
+	series_step_init(s);
+	step_label(sw, x, s->label, sizeof(s->label));
 	fprintf(stderr, "sweep %s: step %d/%d: %s, %s\n", sw->id,
 		vi * sw->nx + xi + 1, sw->nvariants * sw->nx, sw->variants[vi],
-		label);
-	if (step_move(sw, c, d, x, atten, &xread, err) < 0 ||
+		s->label);
+	if (step_move(sw, c, d, x, s, err) < 0 ||
 	    settle(sw, c, d, w, err) < 0) {
-		json_decref(atten);
+		series_step_free(s);
 		return STEP_LAB;
 	}
 	/* With every moved station gone there is nothing to measure. */
-	if (step_reassociate(sw, c, d, w->se, label, &dropped) && !stopped(sw))
+	if (step_reassociate(sw, c, d, w->se, s->label, &dropped) &&
+	    !stopped(sw))
 		rc = step_measure(sw, vi, &r, err);
-	step = step_json(sw, c, vi, xread, label, step_outcome(dropped, &r), &r,
-			 atten, w->se);
-	json_array_append_new(sw->steps, step);
+	step_fill(sw, c, vi, step_outcome(dropped, &r), &r, w->se, s);
+	series_doc_add_step(sw->root_json, s);
 	if (sw->show)
-		print_step(sw->show, step);
+		print_step(sw->show, s);
+	series_step_free(s);
 	if (write_record(sw, "running", err) < 0)
 		return STEP_LAB;
 	/* A station that dropped is a finding, not a failed step. */
@@ -1002,11 +999,14 @@ const char *sweep_status_name(enum sweep_status s)
 	return "complete";
 }
 
+/* The record's head and the sweep's own plan (paths, variants, x,
+ * dwell_s, length_s: read by nobody else). */
 static json_t *spec_json(const struct sweep *sw)
 {
 	json_t *paths = json_array(), *vars = json_array(), *x = json_array();
 	static const char *const mode[] = {"attenuation", "mcs", "legacy"};
 	char start[32];
+	json_t *root;
 
 	for (int k = 0; k < sw->npaths; k++)
 		json_array_append_new(paths, json_string(sw->paths[k]));
@@ -1015,15 +1015,19 @@ static json_t *spec_json(const struct sweep *sw)
 	for (int i = 0; i < sw->nx; i++)
 		json_array_append_new(x, json_real(sw->x[i]));
 	path_utc_stamp(start, sizeof(start));
-	return json_pack(
-	    "{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:i, "
-	    "s:o, s:[]}",
-	    "id", sw->id, "kind", "sweep", "start", start, "mode",
-	    mode[sw->mode], "suite", sw->suite, "lab", sw->cell.lab, "paths",
-	    paths, "variants", vars, "x", x, "dwell_s", sw->dwell_s, "length_s",
-	    sw->params.length_s > 0 ? json_real(sw->params.length_s)
-				    : json_null(),
-	    "steps");
+	root = series_doc_head_json(&(struct series_doc){.id = sw->id,
+							 .kind = "sweep",
+							 .start = start,
+							 .mode = mode[sw->mode],
+							 .suite = sw->suite,
+							 .lab = sw->cell.lab});
+	json_object_update_new(
+	    root,
+	    json_pack("{s:o, s:o, s:o, s:i, s:o}", "paths", paths, "variants",
+		      vars, "x", x, "dwell_s", sw->dwell_s, "length_s",
+		      sw->params.length_s > 0 ? json_real(sw->params.length_s)
+					      : json_null()));
+	return root;
 }
 
 /* Its directory RESULTS/sweeps/<stamp> and the first record. */
@@ -1040,7 +1044,6 @@ static int sweep_start(struct sweep *sw, struct al_err *err)
 			       parent, strerror(errno));
 	snprintf(sw->file, sizeof(sw->file), "%s/sweep.json", sw->dir);
 	sw->root_json = spec_json(sw);
-	sw->steps = json_object_get(sw->root_json, "steps");
 	return write_record(sw, "running", err);
 }
 
@@ -1079,7 +1082,7 @@ int sweep_run(struct sweep *sw, enum sweep_status *status, struct al_err *err)
 		: *status == SWEEP_INTERRUPTED ? "interrupted"
 		: *status == SWEEP_PARTIAL     ? "some runs did not complete"
 					       : "complete",
-		json_array_size(sw->steps), sw->file, sw->id);
+		series_doc_n_steps(sw->root_json), sw->file, sw->id);
 	json_decref(sw->root_json);
 	sw->root_json = NULL;
 	free(sw->scratch);

@@ -65,7 +65,7 @@ struct sweep {
 	FILE *show;		     /* a line per step and station */
 	volatile sig_atomic_t *stop; /* set: stop after the current step */
 	char id[256], dir[4600], file[4700];
-	json_t *root_json, *steps;
+	json_t *root_json;     /* the record (results/series_doc.h) */
 	struct stahost_set sh; /* the variant's station hosts, watched */
 	struct sweep_scratch *scratch; /* while it runs */
 };

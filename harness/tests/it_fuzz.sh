@@ -126,6 +126,46 @@ seed fuzz_run_doc run.json <<'EOF'
  "lava": {"job_id": 4}}
 EOF
 seed fuzz_run_doc old.json <<<'{"id": "20260101T000000Z-tcp_nup-stock-2", "status": "complete"}'
+# A sweep's record and a bisect's as they write them (results/series_doc.h).
+seed fuzz_series_doc sweep.json <<'EOF'
+{"id": "20261207T100000Z", "kind": "sweep", "start": "20261207T100000Z",
+ "end": "20261207T101000Z", "status": "partial", "mode": "attenuation",
+ "suite": "rtt_fair", "lab": "lab/virtual.yaml", "paths": ["path1"],
+ "variants": ["stock"], "x": [0.0, 30.0], "dwell_s": 20, "length_s": null,
+ "steps": [
+  {"variant": "stock", "x": 0.25, "label": "0 dB", "outcome": "ok",
+   "run_id": "20261207T100100Z-rtt_fair-stock",
+   "atten": [{"path": "path1", "set_db": 0.0, "read_db": 0.25}],
+   "latency_median_ms": 41.5, "latency_p99_ms": null,
+   "stations": [{"name": "sta1", "associated": true, "settled": true,
+     "settle_s": 3.5, "settle_signal_dbm": -40.0, "settle_txrate_mbps": 54.0,
+     "settle_expected_mbps": 30.0, "rate_mbps": 28.5, "tx_bitrate_mbps": 54.0,
+     "signal_dbm": -40.0, "retries": 12.0, "failed": 0.0,
+     "goodput_up_mbps": 10.5, "goodput_down_mbps": null}]},
+  {"variant": "stock", "x": 30.0, "label": "30 dB", "outcome": "dropped",
+   "run_id": null, "atten": [], "latency_median_ms": null,
+   "latency_p99_ms": null, "stations": []}]}
+EOF
+seed fuzz_series_doc bisect.json <<'EOF'
+{"id": "20261207T120000Z", "kind": "bisect", "start": "20261207T120000Z",
+ "status": "complete", "suite": "ping", "lab": "/lab/virtual.yaml",
+ "metric": "latency", "repo": "/src/linux", "good": "v6.1", "bad": "v6.2",
+ "build": "make", "threshold": 0.1, "runs": 2, "max_runs": 4,
+ "length_s": 10.0, "topology": "/topology/two.yaml", "results": "/r",
+ "first_bad": {"rev": "abc", "parent": "def"}, "report": "/r/bisect/b/report",
+ "bisect_steps": 1, "wall_s": 600.5,
+ "steps": [
+  {"role": "good", "rev": "def", "subject": "one", "label": "one",
+   "variant": "/r/bisect/b/00-def/out/v.yaml", "runs": ["/r/run1", "/r/run2"],
+   "run_id": "run1", "outcome": "baseline", "good_median": null,
+   "median": 10.5, "change": null, "ci": [null, null], "reason": "", "x": 0,
+   "dir": "/r/bisect/b/00-def"},
+  {"role": "bad", "rev": "abc", "subject": "two", "label": "two",
+   "variant": "/r/bisect/b/01-abc/out/v.yaml", "runs": [], "run_id": null,
+   "outcome": "skip", "good_median": 10.5, "median": null, "change": 0.3,
+   "ci": [0.1, 0.5], "reason": "the build (make) exited 2; see build.log",
+   "x": 1, "dir": "/r/bisect/b/01-abc"}]}
+EOF
 
 seed fuzz_plan small.yaml <<'EOF'
 name: nightly-small

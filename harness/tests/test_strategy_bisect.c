@@ -60,14 +60,23 @@ static void run_dir(const char *name, int n, double v0, double v1, char *out,
 	fixture_run_write(out, f);
 }
 
-static json_t *dirs_of(const char *a, const char *b)
+/* A step whose runs are a and b (NULL: none); step_drop frees it. */
+static struct series_step *dirs_of(const char *a, const char *b)
 {
-	json_t *d = json_array();
+	struct series_step *d = calloc(1, sizeof(*d));
 
-	json_array_append_new(d, json_string(a));
+	assert_non_null(d);
+	series_step_init(d);
+	assert_int_equal(series_step_add_run(d, a), 0);
 	if (b)
-		json_array_append_new(d, json_string(b));
+		assert_int_equal(series_step_add_run(d, b), 0);
 	return d;
+}
+
+static void step_drop(struct series_step *d)
+{
+	series_step_free(d);
+	free(d);
 }
 
 static int setup(void **state)
@@ -155,7 +164,7 @@ static void pool_and_verdicts_on_runs(void **state)
 	char none[PATH_MAX + 32];
 	struct cmp_samples s;
 	struct cmp_result r;
-	json_t *base, *d;
+	struct series_step *base, *d;
 
 	(void)state;
 	run_dir("runs/good1", 40, 10, 10.5, g1, sizeof(g1));
@@ -176,30 +185,30 @@ static void pool_and_verdicts_on_runs(void **state)
 	assert_int_equal(bisect_pool(d, lat, &s), 0);
 	assert_int_equal(s.n, 30);
 	cmp_samples_free(&s);
-	json_decref(d);
+	step_drop(d);
 
 	d = dirs_of(worse, NULL);
 	assert_int_equal(bisect_verdict(base, d, lat, 0.1, &r), BISECT_BAD);
 	assert_true(r.change > 2.5 && r.change < 3.5);
-	json_decref(d);
+	step_drop(d);
 	d = dirs_of(same, NULL);
 	assert_int_equal(bisect_verdict(base, d, lat, 0.1, &r), BISECT_GOOD);
-	json_decref(d);
+	step_drop(d);
 	/* Half at +30%: the median's interval spans 0 to +30%, across the
 	 * threshold: undecided. */
 	d = dirs_of(mixed, NULL);
 	assert_int_equal(bisect_verdict(base, d, lat, 0.1, &r), -1);
 	assert_true(r.ci_lo <= 0.1 && r.ci_hi >= 0.1);
-	json_decref(d);
+	step_drop(d);
 	/* Too few samples: no verdict however bad they look. */
 	d = dirs_of(few, NULL);
 	assert_int_equal(bisect_verdict(base, d, lat, 0.1, &r), -1);
 	assert_int_equal(r.verdict, CMP_NODATA);
-	json_decref(d);
+	step_drop(d);
 	/* A baseline: its own median. */
 	assert_int_equal(bisect_verdict(NULL, base, lat, 0.1, &r), -1);
 	assert_true(r.a_median >= 10 && r.a_median <= 10.5);
-	json_decref(base);
+	step_drop(base);
 }
 
 /* The series the store holds for id: its status and step count. */
