@@ -404,20 +404,19 @@ static void reindex_series(struct store *s, const char *results_dir,
  * -1 with the reason otherwise. */
 static int flent_check(const char *dir, struct al_err *err)
 {
-	char rj[4300], path[8400];
-	json_t *root, *f;
-	const char *name;
+	char path[8400];
+	struct run_doc d;
+	struct al_err e2;
+	json_t *f;
 
-	snprintf(rj, sizeof(rj), "%s/run.json", dir);
-	if (!(root = json_load_file(rj, 0, NULL)))
+	if (run_doc_read(dir, &d, &e2) < 0)
 		return 0; /* add_run said what is wrong with it */
-	name = json_str_at(root, "flent_file", NULL);
-	if (!name || !*name) {
-		json_decref(root);
+	if (!d.flent_file || !*d.flent_file) {
+		run_doc_free(&d);
 		return 0;
 	}
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	json_decref(root);
+	snprintf(path, sizeof(path), "%s/%s", dir, d.flent_file);
+	run_doc_free(&d);
 	if (!(f = flent_read(path, err)))
 		return -1;
 	json_decref(f);
