@@ -88,8 +88,11 @@ static const struct drv_setting settings[] = {
      DRV_FIELD(struct power_dev, append)},
     /* The CPU model (QEMU's own default, qemu64, unless told): "max"
      * gives the guest every extension TCG emulates. */
+    /* RDRAND seeds the guest's crng at early boot: seeded late (crng
+     * init done as hostapd starts), 6.12's static-key patching of
+     * get_random_u32 oopsed on int3 under TCG in one boot of five. */
     {.name = "cpu",
-     .default_value = "qemu64",
+     .default_value = "qemu64,+rdrand",
      DRV_FIELD(struct power_dev, cpu)},
     {.name = "icount_shift",
      .type = DRV_INT,
