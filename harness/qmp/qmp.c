@@ -322,7 +322,7 @@ int qmp_execute(struct qmp *q, const char *cmd, json_t *args, json_t **ret,
 	json_int_t id = ++q->next_id;
 	bool is_quit = strcmp(cmd, "quit") == 0;
 	json_t *req;
-	char *text;
+	char *text, *line;
 	int rc;
 
 	if (ret)
@@ -340,9 +340,17 @@ int qmp_execute(struct qmp *q, const char *cmd, json_t *args, json_t **ret,
 			       q->path, cmd);
 	}
 	json_decref(req);
-	rc = send_all(q, text, strlen(text), deadline, cmd, err);
-	if (rc == 0)
-		rc = send_all(q, "\n", 1, deadline, cmd, err);
+	/* The command and its newline in one send: QEMU acts on a whole
+	 * object without waiting for the newline, and after quit a
+	 * newline sent on its own met a closed socket (EPIPE). */
+	line = malloc(strlen(text) + 2);
+	if (!line) {
+		free(text);
+		return al_errf(err, "QMP %s: %s: out of memory", q->path, cmd);
+	}
+	snprintf(line, strlen(text) + 2, "%s\n", text);
+	rc = send_all(q, line, strlen(line), deadline, cmd, err);
+	free(line);
 	free(text);
 	if (rc < 0)
 		return -1;

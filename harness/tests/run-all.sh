@@ -18,11 +18,26 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Seconds each part took, printed at the end: make check has a budget.
 timings=()
 unit_start=$SECONDS
+# The unit tests run AIRLAB_TEST_JOBS at a time (default two per CPU:
+# most of their time is spent waiting on dropbear, a pty or a timeout),
+# each into a file of its own, and are printed in order once all ended.
+units=()
 for t in build/tests/test_* build/tests-asan/test_*; do
-	[ -x "$t" ] || continue
+	[ -x "$t" ] && units+=("$t")
+done
+jobs_max=${AIRLAB_TEST_JOBS:-$(($(nproc) * 2))}
+udir=$(mktemp -d)
+trap 'rm -f "$tmp"; rm -rf "$udir"' EXIT
+for i in "${!units[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+	("${units[$i]}" >"$udir/$i.out" 2>&1; echo $? >"$udir/$i.rc") &
+done
+wait
+for i in "${!units[@]}"; do
+	t=${units[$i]}
 	echo "== $t"
-	out=$("$t" 2>&1)
-	rc=$?
+	out=$(cat "$udir/$i.out")
+	rc=$(cat "$udir/$i.rc" 2>/dev/null || echo 1)
 	printf '%s\n' "$out"
 	p=$(printf '%s\n' "$out" | grep -oE '\[  PASSED  \] [0-9]+ test' | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}')
 	f=$(printf '%s\n' "$out" | grep -oE '\[  FAILED  \] [0-9]+ test' | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}')

@@ -161,7 +161,7 @@ static const char supervise_sh[] =
 /* sysupgrade as the DUT runs it: `mode` says how it goes (ok, fail,
  * same-version, detach: it returns and the reboot follows a second
  * later), `rekey` makes a new host key for the next boot, `never_back`
- * keeps the DUT down. The reboot kills sshd and every connection's
+ * keeps the DUT down. The reboot kills sshd, then every connection's
  * process (the server's children), as a real one ends every session. */
 static const char sysupgrade_sh[] =
     "#!/bin/sh\n"
@@ -169,7 +169,11 @@ static const char sysupgrade_sh[] =
     "reboot() {\n"
     "  s=$(cat $D/sshd.pid)\n"
     "  c=$(pgrep -P $s)\n"
-    "  kill $s $c\n"
+    /* The listener gone before the sessions end: a client that lost
+     * its session must not reach the old sshd on a loaded host. */
+    "  kill $s\n"
+    "  while kill -0 $s 2>/dev/null; do sleep 0.05; done\n"
+    "  kill $c\n"
     "}\n"
     "printf '%s\\n' \"$*\" >$D/sysupgrade.args\n"
     "for a; do img=$a; done\n"
