@@ -26,9 +26,7 @@
 
 struct rrun {
 	char dir[4096];
-	struct run_doc d;
-	const char *id, *suite, *variant, *status, *flent;
-	const char *plot; /* Flent's plot for the suite; NULL: totals */
+	struct run_doc d; /* d.plot: Flent's plot for the suite; NULL: totals */
 	struct cmp_samples lat, gp;
 	/* Why the run's Flent file could not be read ("" if it could):
 	 * said on the page, and the report fails. */
@@ -114,8 +112,8 @@ static int plot_cdf_overlay(const char *out, struct rrun *runs, size_t n,
 			    "%s$d%zu using 1:2 with steps lw 2 title '%c: "
 			    "%s %s'",
 			    i ? ", " : "", i, run_letter(i),
-			    runs[i].suite ? runs[i].suite : "?",
-			    runs[i].variant ? runs[i].variant : "?");
+			    runs[i].d.suite ? runs[i].d.suite : "?",
+			    runs[i].d.variant ? runs[i].d.variant : "?");
 	plot_printf(&b, "\n");
 	rc = plot_gnuplot(out, b.s, "cdf-overlay.png", err);
 	free(b.s);
@@ -154,9 +152,9 @@ static int plot_station_time(const char *out, int i, struct rrun *r,
 	const char *key;
 	int rc;
 
-	if (!r->flent || r->unreadable[0])
+	if (!r->d.flent_file || r->unreadable[0])
 		return 1;
-	snprintf(path, sizeof(path), "%s/%s", r->dir, r->flent);
+	snprintf(path, sizeof(path), "%s/%s", r->dir, r->d.flent_file);
 	if (!(root = flent_read(path, err)))
 		return -1;
 	x = json_object_get(root, "x_values");
@@ -318,18 +316,19 @@ static int plot_flent(const char *out, int i, struct rrun *r,
 	char in[4400], png[4200], log[4200];
 	int rc;
 
-	if (!r->flent)
+	if (!r->d.flent_file)
 		return 1;
-	snprintf(in, sizeof(in), "%s/%s", r->dir, r->flent);
+	snprintf(in, sizeof(in), "%s/%s", r->dir, r->d.flent_file);
 	snprintf(png, sizeof(png), "%s/r%d-series.png", out, i);
 	snprintf(log, sizeof(log), "%s/report.log", out);
 	/* Its title overlaps the top panel at any size: the page says what
 	 * the run is. 12x8 inches at 100 dpi: readable at full width. */
 	rc = plot_run_tool(
-	    (char *const[]){
-		"flent", "-i", in, "-p", (char *)(r->plot ? r->plot : "totals"),
-		"--no-title", "--figure-width", "12", "--figure-height", "8",
-		"--figure-dpi", "100", "-o", png, NULL},
+	    (char *const[]){"flent", "-i", in, "-p",
+			    (char *)(r->d.plot ? r->d.plot : "totals"),
+			    "--no-title", "--figure-width", "12",
+			    "--figure-height", "8", "--figure-dpi", "100", "-o",
+			    png, NULL},
 	    log);
 	if (rc)
 		return al_errf(err, "flent could not plot %s (exit %d, see %s)",
@@ -366,8 +365,9 @@ static int plot_boxes(const char *out, struct rrun *runs, size_t n, int lat,
 		    lat ? "Latency under load (ms)" : "Total goodput (Mbit/s)");
 	for (size_t i = 0; i < n; i++)
 		plot_printf(&b, "%s\"%c: %s %s\" %zu", i ? ", " : "",
-			    run_letter(i), runs[i].suite ? runs[i].suite : "?",
-			    runs[i].variant ? runs[i].variant : "?", i + 1);
+			    run_letter(i),
+			    runs[i].d.suite ? runs[i].d.suite : "?",
+			    runs[i].d.variant ? runs[i].d.variant : "?", i + 1);
 	plot_printf(&b, ")\nset xrange [0.5:%zu.5]\n%splot ", n,
 		    lat ? "set logscale y\n" : "");
 	for (size_t i = 0; i < n; i++)
@@ -423,7 +423,7 @@ static void compare_table(FILE *f, struct rrun *runs, size_t n)
 	for (size_t i = 1; i < n; i++) {
 		size_t a = 0;
 
-		while (a < i && !same_str(runs[a].suite, runs[i].suite))
+		while (a < i && !same_str(runs[a].d.suite, runs[i].d.suite))
 			a++;
 		if (a == i)
 			continue; /* the first of its suite: the reference */
@@ -474,8 +474,8 @@ static void img(FILE *f, const char *out, const char *name, const char *alt)
 /* Links to a run's raw files that exist, relative to the page. */
 static void run_links(FILE *f, const char *out, const struct rrun *r)
 {
-	const char *files[] = {"run.json", r->flent, "console.log", "lava.log",
-			       "agent.log"};
+	const char *files[] = {"run.json", r->d.flent_file, "console.log",
+			       "lava.log", "agent.log"};
 	char path[4600], rel[4600];
 	struct stat sb;
 	int shown = 0;
@@ -528,7 +528,7 @@ static void page_header(FILE *f, const char *out, struct rrun *runs, size_t n)
 			vals[6] = commit;
 		}
 		fprintf(f, "<tr><td>%c</td><td>", run_letter(i));
-		markup_text(f, runs[i].id ? runs[i].id : runs[i].dir);
+		markup_text(f, runs[i].d.id ? runs[i].d.id : runs[i].dir);
 		fputs("</td>", f);
 		for (size_t c = 0; c < sizeof(vals) / sizeof(vals[0]); c++) {
 			fputs("<td>", f);
@@ -579,23 +579,18 @@ static int write_page(const char *const *run_dirs, size_t n,
 			free_runs(runs, n);
 			return -1;
 		}
-		r->id = r->d.id;
-		r->suite = r->d.suite;
-		r->plot = r->d.plot;
-		r->variant = r->d.variant;
-		r->status = r->d.status;
-		r->flent = r->d.flent_file;
 		/* A run without samples (failed) still gets its section; a
 		 * run whose Flent file is cut short or missing gets one
 		 * that says so, and the report fails. */
-		if (r->flent && (cmp_load(r->dir, cmp_metric_find("latency"),
-					  &r->lat, &e) < 0 ||
-				 cmp_load(r->dir, cmp_metric_find("goodput"),
-					  &r->gp, &e) < 0)) {
+		if (r->d.flent_file &&
+		    (cmp_load(r->dir, cmp_metric_find("latency"), &r->lat, &e) <
+			 0 ||
+		     cmp_load(r->dir, cmp_metric_find("goodput"), &r->gp, &e) <
+			 0)) {
 			snprintf(r->unreadable, sizeof(r->unreadable), "%s",
 				 e.msg);
 			fprintf(stderr, "report: %s: %s\n",
-				r->id ? r->id : r->dir, e.msg);
+				r->d.id ? r->d.id : r->dir, e.msg);
 			if (!failed++)
 				first = e;
 		}
@@ -606,7 +601,7 @@ static int write_page(const char *const *run_dirs, size_t n,
 		    plot_flent, plot_cdf, plot_stations, plot_station_time};
 
 		fprintf(stderr, "report: %s (%zu of %zu)\n",
-			runs[i].id ? runs[i].id : runs[i].dir, i + 1, n);
+			runs[i].d.id ? runs[i].d.id : runs[i].dir, i + 1, n);
 		for (size_t k = 0; k < sizeof(plots) / sizeof(plots[0]); k++) {
 			struct al_err e;
 			int rc = plots[k](out_dir, (int)i, &runs[i], &e);
@@ -663,9 +658,10 @@ static int write_page(const char *const *run_dirs, size_t n,
 		fputs("<p>", f);
 		for (size_t i = 0; i < n; i++) {
 			fprintf(f, "%s%c: ", i ? ", " : "", run_letter(i));
-			markup_text(f, runs[i].suite ? runs[i].suite : "?");
+			markup_text(f, runs[i].d.suite ? runs[i].d.suite : "?");
 			fputc(' ', f);
-			markup_text(f, runs[i].variant ? runs[i].variant : "?");
+			markup_text(f, runs[i].d.variant ? runs[i].d.variant
+							 : "?");
 		}
 		fputs("</p>\n", f);
 	}
@@ -674,15 +670,15 @@ static int write_page(const char *const *run_dirs, size_t n,
 		char name[64];
 
 		fprintf(f, "<h2>%c: ", run_letter(i));
-		markup_text(f, r->id);
+		markup_text(f, r->d.id);
 		fputs("</h2>\n<p>suite ", f);
-		markup_text(f, r->suite);
+		markup_text(f, r->d.suite);
 		fputs(", variant ", f);
-		markup_text(f, r->variant);
+		markup_text(f, r->d.variant);
 		fputs(", kernel ", f);
 		markup_text(f, r->d.kernel);
 		fputs(", status <b>", f);
-		markup_text(f, r->status);
+		markup_text(f, r->d.status);
 		fputs("</b>", f);
 		if (r->d.reasons && *r->d.reasons) {
 			fputs(": ", f);
