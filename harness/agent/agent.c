@@ -233,11 +233,23 @@ static int resolve(const char *host, uint16_t port, int socktype,
 	return 0;
 }
 
-static int set_tos(int fd, int family, int tos)
+/* An IPv4 peer of a dual-stack (AF_INET6) socket: its packets are IPv4,
+ * marked by IP_TOS; IPV6_TCLASS leaves them unmarked. */
+static bool v4_mapped(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+
+	return ss->ss_family == AF_INET6 &&
+	       IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr);
+}
+
+/* Marks what fd sends to or from the address ss (the peer, or the
+ * socket's own name: both say which IP version goes on the wire). */
+static int set_tos(int fd, const struct sockaddr_storage *ss, int tos)
 {
 	if (tos < 0)
 		return 0;
-	if (family == AF_INET6)
+	if (ss->ss_family == AF_INET6 && !v4_mapped(ss))
 		return setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos,
 				  sizeof(tos));
 	return setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
@@ -293,7 +305,7 @@ static int conn_header(struct srv_conn *c)
 
 		/* The receiving end: its ACKs carry the flow's marking. */
 		getsockname(c->e.fd, (struct sockaddr *)&ss, &sl);
-		if (set_tos(c->e.fd, ss.ss_family, tos))
+		if (set_tos(c->e.fd, &ss, tos))
 			return -1;
 		c->state = C_SINK;
 		return 0;
@@ -316,7 +328,7 @@ static int conn_header(struct srv_conn *c)
 	/* The sender picks marking and congestion control: for a download
 	 * flow that is this side. A failure closes the connection, which the
 	 * flow's owner reports. */
-	if (set_tos(c->e.fd, ss.ss_family, tos))
+	if (set_tos(c->e.fd, &ss, tos))
 		return -1;
 	if (cc[0] && setsockopt(c->e.fd, IPPROTO_TCP, TCP_CONGESTION, cc,
 				(socklen_t)strlen(cc)))
@@ -464,7 +476,7 @@ static void udp_echo(struct server *s)
 			o.msg_controllen = sizeof(obuf);
 			c = CMSG_FIRSTHDR(&o);
 			c->cmsg_len = CMSG_LEN(sizeof(int));
-			if (from.ss_family == AF_INET6) {
+			if (from.ss_family == AF_INET6 && !v4_mapped(&from)) {
 				c->cmsg_level = IPPROTO_IPV6;
 				c->cmsg_type = IPV6_TCLASS;
 			} else {
@@ -651,7 +663,7 @@ static void flow_begin(struct agent *a, struct flow *f, int64_t now)
 	/* Both ends carry the flow's marking, as netperf -Y X,X does in
 	 * Flent's suites: the receiver's ACKs travel in the same access
 	 * category as the data they acknowledge. */
-	if (set_tos(fd, f->sa.ss_family, f->c.tos)) {
+	if (set_tos(fd, &f->sa, f->c.tos)) {
 		flow_fail(a, f, "IP_TOS for", errno);
 		return;
 	}
@@ -842,7 +854,7 @@ static void probe_begin(struct agent *a, struct probe *p, int64_t now)
 		probe_fail(a, p, what, errno);
 		return;
 	}
-	if (set_tos(fd, p->sa.ss_family, p->c.tos)) {
+	if (set_tos(fd, &p->sa, p->c.tos)) {
 		probe_fail(a, p, "IP_TOS for", errno);
 		return;
 	}

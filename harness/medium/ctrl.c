@@ -192,9 +192,23 @@ static void stats(const struct medium *m, int64_t now_ns, struct out *o)
 			     &rd->tx_rate);
 		put_counters(o, "rx", &rd->rx, to_me, rd->has_rx_rate,
 			     &rd->rx_rate);
-		put(o, " tx_ppdus=%llu tx_ampdu_subframes=%llu\n",
+		put(o, " tx_ppdus=%llu tx_ampdu_subframes=%llu",
 		    (unsigned long long)rd->tx.ppdus,
 		    (unsigned long long)rd->tx.ampdu_subframes);
+		/* Per access category, VO VI BE BK: where the air goes when
+		 * markings compete (rrul). */
+		put(o, " tx_ac_ppdus=%llu/%llu/%llu/%llu",
+		    (unsigned long long)rd->tx.ac_ppdus[0],
+		    (unsigned long long)rd->tx.ac_ppdus[1],
+		    (unsigned long long)rd->tx.ac_ppdus[2],
+		    (unsigned long long)rd->tx.ac_ppdus[3]);
+		put(o, " tx_ac_airtime_us=%llu/%llu/%llu/%llu",
+		    (unsigned long long)rd->tx.ac_airtime_us[0],
+		    (unsigned long long)rd->tx.ac_airtime_us[1],
+		    (unsigned long long)rd->tx.ac_airtime_us[2],
+		    (unsigned long long)rd->tx.ac_airtime_us[3]);
+		put(o, " tx_ac_queue=%d/%d/%d/%d\n", rd->q[0].len, rd->q[1].len,
+		    rd->q[2].len, rd->q[3].len);
 	}
 }
 

@@ -600,6 +600,8 @@ static void txop_start(struct medium *m, struct med_chan *c)
 	c->start_ns = -1;
 	rd->tx.airtime_us += (uint64_t)air_us;
 	rd->tx.ppdus++;
+	rd->tx.ac_ppdus[ac]++;
+	rd->tx.ac_airtime_us[ac] += (uint64_t)air_us;
 	if (ampdu)
 		rd->tx.ampdu_subframes += (uint64_t)t->n;
 	if (h->rx >= 0)

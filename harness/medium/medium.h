@@ -95,6 +95,8 @@ struct med_ops {
 struct med_counters {
 	uint64_t frames, bytes, retries, drops, airtime_us;
 	uint64_t ppdus, ampdu_subframes;
+	/* Per access category (VO VI BE BK): exchanges won, their airtime. */
+	uint64_t ac_ppdus[MDL_NUM_AC], ac_airtime_us[MDL_NUM_AC];
 };
 
 struct med_queue {

@@ -176,6 +176,35 @@ check "its frames went out of the dead end (tx_packets $tx0 -> $tx1)" [ "$tx1" -
 check "an unknown interface: an error event naming it" \
 	grep -q "^e t2 .*error SO_BINDTODEVICE nosuch$$ for $SRV_IP port 5301: No such device" "$D/dev.out"
 
+# ---- marking on the wire ----------------------------------------------
+# The server agent listens on a dual-stack socket, so an IPv4 client's
+# connection is IPv4-mapped there; its packets are IPv4 and must carry the
+# flow's DSCP all the same: the data of an EF download, the ACKs of an EF
+# upload. Counted on the server's egress by an HTB whose u32 filter sends
+# TOS 0xb8 (EF) to its own class. (IPV6_TCLASS on such a socket left them
+# unmarked: every rrul download went out best effort.)
+ef_sent() { tc -n "$SRV" -s class show dev alit0-$$ classid 1:10 | awk '/Sent/ { print $4; exit }'; }
+if tc -n "$SRV" qdisc replace dev alit0-$$ root handle 1: htb default 20 &&
+	tc -n "$SRV" class add dev alit0-$$ parent 1: classid 1:10 htb rate "$RATE" &&
+	tc -n "$SRV" class add dev alit0-$$ parent 1: classid 1:20 htb rate "$RATE" &&
+	tc -n "$SRV" filter add dev alit0-$$ parent 1: protocol ip u32 \
+		match ip tos 0xb8 0xfc flowid 1:10; then
+	run_agent "$D/mark.out" 2 "flow tcp-down m1 $SRV_IP 5301 tos=0xb8"
+	ef_down=$(ef_sent)
+	run_agent "$D/mark.out" 2 "flow tcp-up m2 $SRV_IP 5301 tos=0xb8"
+	ef_up=$(ef_sent)
+	ef_up=$((ef_up - ef_down))
+	run_agent "$D/mark.out" 2 "flow tcp-down m3 $SRV_IP 5301"
+	ef_none=$(($(ef_sent) - ef_down - ef_up))
+	echo "# EF packets the server sent: download $ef_down, upload's ACKs $ef_up, unmarked download $ef_none"
+	check "an EF download's data leave the server marked EF ($ef_down packets)" [ "$ef_down" -ge 500 ]
+	check "an EF upload's ACKs leave the server marked EF ($ef_up packets)" [ "$ef_up" -ge 200 ]
+	check "an unmarked download leaves unmarked ($ef_none EF packets)" [ "$ef_none" -eq 0 ]
+else
+	not_ok "an HTB with a u32 TOS filter on the server's veth"
+fi
+tc -n "$SRV" qdisc replace dev alit0-$$ root tbf rate "$RATE" burst 16kb latency 100ms
+
 # ---- suites -> Flent files ---------------------------------------------
 suite_file() { # suite_file NAME ARGS... ; prints the file path
 	local name=$1
