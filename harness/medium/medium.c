@@ -321,7 +321,9 @@ static void parse_frame(struct med_frame *f)
 				f->hwflags |= MED_TX_CTL_NO_ACK;
 		}
 	}
-	f->aggr_ok = f->tid >= 0 && !f->group &&
+	/* mac80211's rate control starts no block-ack session on VO
+	 * (minstrel_ht), so voice frames go out one per exchange. */
+	f->aggr_ok = f->tid >= 0 && f->ac != MDL_AC_VO && !f->group &&
 		     !(f->hwflags & MED_TX_CTL_NO_ACK) &&
 		     (f->tries[0].flags & (MED_RC_MCS | MED_RC_VHT_MCS));
 }

@@ -455,6 +455,34 @@ static void test_ampdu_keeps_flow_order(void **state)
 	med_free(&m);
 }
 
+/* Voice (TID 6, 7) is never aggregated: no block-ack session on VO. The
+ * per-AC counters say which access category won each exchange. */
+static void test_ampdu_not_on_voice(void **state)
+{
+	static struct medium m;
+	struct rec r;
+	uint8_t b[1600];
+	(void)state;
+
+	setup_medium(&m, &r, 100, true);
+	for (int i = 0; i < 6; i++)
+		med_frame_in(&m, 0, 1, b, qos_frame(b, 1500, 6), 1, 2437,
+			     (uint64_t)i, mcs7);
+	for (int i = 0; i < 4; i++)
+		med_frame_in(&m, 0, 1, b, qos_frame(b, 1500, 5), 1, 2437,
+			     (uint64_t)(10 + i), mcs7);
+	run_until_idle(&m);
+	assert_int_equal(r.delivered, 10);
+	assert_int_equal(m.radio[1].tx.ac_ppdus[MDL_AC_VO], 6);
+	assert_int_equal(m.radio[1].tx.ac_ppdus[MDL_AC_VI], 1);
+	assert_int_equal(m.radio[1].tx.ac_ppdus[MDL_AC_BE], 0);
+	assert_int_equal(m.radio[1].tx.ampdu_subframes, 4);
+	assert_int_equal(m.radio[1].tx.ac_airtime_us[MDL_AC_VO] +
+			     m.radio[1].tx.ac_airtime_us[MDL_AC_VI],
+			 m.radio[1].tx.airtime_us);
+	med_free(&m);
+}
+
 static void test_lag_histogram(void **state)
 {
 	struct med_lag l;
@@ -499,6 +527,7 @@ int main(void)
 	    cmocka_unit_test(test_ppdu_ofdm_54),
 	    cmocka_unit_test(test_rate_parse),
 	    cmocka_unit_test(test_ampdu_keeps_flow_order),
+	    cmocka_unit_test(test_ampdu_not_on_voice),
 	    cmocka_unit_test(test_ppdu_dsss),
 	    cmocka_unit_test(test_ppdu_ht),
 	    cmocka_unit_test(test_ack_and_attempt),
