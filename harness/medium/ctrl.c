@@ -294,11 +294,11 @@ static const char *field(const char *line, size_t len, const char *key,
 void med_stats_print(FILE *f, const char *reply)
 {
 	static const char *const cols[] = {
-	    "name",	"path",		 "tx_frames", "tx_retries",
-	    "tx_drops", "tx_airtime_us", "rx_frames", "rx_airtime_us",
-	    "tx_rate",	"signal_dbm",
+	    "name",	"path",		 "tx_frames",	"tx_retries",
+	    "tx_drops", "tx_airtime_us", "rx_frames",	"rx_airtime_us",
+	    "tx_rate",	"signal_dbm",	 "tx_ac_ppdus",
 	};
-	static const int width[] = {8, 8, 10, 10, 8, 13, 10, 13, 12, 10};
+	static const int width[] = {8, 8, 10, 10, 8, 13, 10, 13, 12, 10, 24};
 	char v[64], e[64], b[64];
 	bool header = false;
 

@@ -7,8 +7,10 @@
 #  suites: issue 4's acceptance figures, rrul and flows100 on stock-6.1
 #          and mac80211-6.12 with 4 stations;
 #  airbound: the channel's busy fraction under load, goodput against the
-#          model, on lab/virtual-airbound.yaml and lab/virtual.yaml.
-# AIRLAB_BENCH_PART=assoc|medium|suites|airbound runs one part.
+#          model, on lab/virtual-airbound.yaml and lab/virtual.yaml;
+#  seed:   rrul and flows100 at the seed's setting (2 stations at MCS 0)
+#          on lab/virtual-airbound.yaml, stock-6.1 against mac80211-6.12.
+# AIRLAB_BENCH_PART=assoc|medium|suites|airbound|seed runs one part.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -129,6 +131,46 @@ if part airbound; then
 		done
 		"$AIRLAB" --lab "$l" down >/dev/null 2>&1
 	done
+fi
+# The seed's setting (topology/cell-2sta-lowrate.yaml: two stations at
+# MCS 0) on the air-bound lab: rrul's latency under load, with its EF
+# probe apart (harness/medium/README.md, "rrul: what the access
+# categories do"), and flows100's start-up, for both variants.
+probe_median() { # probe_median FLENT_GZ SERIES -> ms
+	python3 -c 'import gzip, json, statistics, sys
+v = [x for x in json.load(gzip.open(sys.argv[1]))["results"].get(sys.argv[2], []) if x is not None]
+print("%.1f" % statistics.median(v) if v else "none")' "$1" "$2" 2>/dev/null || echo none
+}
+if part seed; then
+	mkdir -p "$work/seed"
+	sdlab=$(make_test_lab "$work/seed" "$ROOT/lab/virtual-airbound.yaml")
+	ablab=$sdlab
+	seedtop=$ROOT/topology/cell-2sta-lowrate.yaml
+	declare -A seed_lat=()
+	for v in stock-6.1 mac80211-6.12; do
+		"$AIRLAB" --lab "$sdlab" down >/dev/null 2>&1
+		for s in rrul flows100; do
+			"$AIRLAB" --lab "$sdlab" --topology "$seedtop" run "$s" --length 30 \
+				--variant "$v" --out "$work/seed/res" >"$work/seed/$s-$v.out" 2>&1
+			dir=$(ls -d "$work/seed/res"/*-"$s-$v" 2>/dev/null | tail -1)
+			if [ ! -s "$dir/run.json" ]; then
+				echo "seed: $s, $v: no run.json ($(tail -1 "$work/seed/$s-$v.out"))"
+				continue
+			fi
+			fig=$(python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+print("median latency %.1f ms, goodput %.2f up / %.2f down Mbit/s, flows going within 2 s %s of %s" % (
+    s.get("latency_median_ms", float("nan")), s.get("up_mbps", float("nan")),
+    s.get("down_mbps", float("nan")), s.get("flows_started_2s", "?"), s.get("flows", "?")))' "$dir/run.json")
+			[ "$s" = rrul ] && fig="$fig, EF probe median $(probe_median "$(ls "$dir"/*.flent.gz)" "Ping (ms) UDP EF") ms"
+			echo "seed: $s, $v, 2 stations at MCS 0: $fig"
+			[ "$s" = rrul ] && seed_lat[$v]=$(sed -E 's/.*median latency ([0-9.]+) ms.*/\1/' <<<"$fig")
+		done
+	done
+	"$AIRLAB" --lab "$sdlab" down >/dev/null 2>&1
+	awk -v a="${seed_lat[stock-6.1]:-0}" -v b="${seed_lat[mac80211-6.12]:-0}" 'BEGIN {
+		if (a > 0 && b > 0) printf "seed: rrul median latency stock-6.1 / mac80211-6.12: %.1fx\n", a / b
+		else print "seed: rrul median latency ratio: a run is missing" }'
 fi
 part medium || exit 0
 

@@ -157,7 +157,8 @@ static void test_stats_fields_and_table(void **state)
 	const char *line = "radio 1 name=sta1 path=p1 tx_frames=12";
 	const char *reply =
 	    "medium freq=2437 elapsed_us=2000 busy_us=500 time_scale=4\n"
-	    "radio 1 name=sta1 path=p1 tx_frames=12 tx_rate=MCS7/20\n"
+	    "radio 1 name=sta1 path=p1 tx_frames=12 tx_rate=MCS7/20 "
+	    "tx_ac_ppdus=5/4/3/0\n"
 	    "something new\nok\n";
 	char *out = NULL;
 	size_t n, len = 0;
@@ -179,6 +180,9 @@ static void test_stats_fields_and_table(void **state)
 				    "(25.0%), time scale 4\n"));
 	assert_non_null(strstr(out, "sta1"));
 	assert_non_null(strstr(out, "MCS7/20"));
+	/* exchanges per access category, VO/VI/BE/BK */
+	assert_non_null(strstr(out, "tx_ac_ppdus"));
+	assert_non_null(strstr(out, " 5/4/3/0\n"));
 	assert_non_null(strstr(out, "\nsomething new\n"));
 	assert_null(strstr(out, "ok"));
 	free(out);
