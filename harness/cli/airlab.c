@@ -331,8 +331,10 @@ void cli_cell_num(double v, const char *fmt, int width)
 		printf(fmt, v);
 }
 
-int cli_seconds_arg(const char *cmd, const char *opt, const char *v, int min,
-		    int *out)
+/* A whole number from min to 86400 (a day, in seconds; far above any
+ * count of flows or runs); what says what the number counts. */
+static int whole_arg(const char *cmd, const char *opt, const char *v, int min,
+		     const char *what, int *out)
 {
 	char *end;
 	long n = strtol(v, &end, 10);
@@ -340,12 +342,24 @@ int cli_seconds_arg(const char *cmd, const char *opt, const char *v, int min,
 	if (!*v || *end || n < min || n > 86400) {
 		fprintf(stderr,
 			"airlab %s: %s '%s' is not a whole number of "
-			"seconds from %d to 86400\n",
-			cmd, opt, v, min);
+			"%s from %d to 86400\n",
+			cmd, opt, v, what, min);
 		return -1;
 	}
 	*out = (int)n;
 	return 0;
+}
+
+int cli_seconds_arg(const char *cmd, const char *opt, const char *v, int min,
+		    int *out)
+{
+	return whole_arg(cmd, opt, v, min, "seconds", out);
+}
+
+int cli_count_arg(const char *cmd, const char *opt, const char *v,
+		  const char *what, int min, int *out)
+{
+	return whole_arg(cmd, opt, v, min, what, out);
 }
 
 int cli_cell_load(struct cell *c, struct cli_opts *o)

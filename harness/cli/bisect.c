@@ -91,10 +91,10 @@ static int parse_args(int argc, char **argv, struct cli_opts *o,
 	if (thr && cli_threshold_arg("bisect", thr, &rq->threshold) < 0)
 		return AL_EXIT_USAGE;
 	rq->runs = 1;
-	if ((runs &&
-	     cli_seconds_arg("bisect", "--runs", runs, 1, &rq->runs) < 0) ||
-	    (max && cli_seconds_arg("bisect", "--max-runs", max, 1,
-				    &rq->max_runs) < 0) ||
+	if ((runs && cli_count_arg("bisect", "--runs", runs, "runs", 1,
+				   &rq->runs) < 0) ||
+	    (max && cli_count_arg("bisect", "--max-runs", max, "runs", 1,
+				  &rq->max_runs) < 0) ||
 	    (length && cli_seconds_arg("bisect", "--length", length, 1,
 				       &rq->length_s) < 0))
 		return AL_EXIT_USAGE;

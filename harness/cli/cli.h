@@ -63,6 +63,9 @@ int cli_dut_observe(struct dut *d, const struct lab *lab, const char *name);
  * prints the error and returns -1 when it is not one. */
 int cli_seconds_arg(const char *cmd, const char *opt, const char *v, int min,
 		    int *out);
+/* The same for a count of what ("flows", "runs"). */
+int cli_count_arg(const char *cmd, const char *opt, const char *v,
+		  const char *what, int min, int *out);
 /* An option of a subcommand: "--flag VALUE" stores VALUE in *value;
  * with value NULL it is a switch that sets *set. help is its line in
  * `COMMAND --help`: the value's name, a tab, what it does and its

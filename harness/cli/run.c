@@ -55,7 +55,7 @@ static int parse_args(int argc, char **argv, struct cli_opts *o,
 	if ((length && parse_double("--length", length, &a->p.length_s) < 0) ||
 	    (step && parse_double("--step", step, &a->p.step_s) < 0) ||
 	    (streams &&
-	     cli_seconds_arg("run", "--streams", streams, 1, &n) < 0) ||
+	     cli_count_arg("run", "--streams", streams, "flows", 1, &n) < 0) ||
 	    (wait && cli_seconds_arg("run", "--wait", wait, 1, &a->wait_s) < 0))
 		return AL_EXIT_USAGE;
 	if (streams)

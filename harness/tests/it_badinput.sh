@@ -69,7 +69,7 @@ bad 2 -- "--length needs a value" run rrul --length
 bad 2 -- "--length" run rrul --length abc
 bad 2 -- "--length" run rrul --length -5
 bad 2 -- "--step" run rrul --step 0
-bad 2 -- "--streams" run rrul --streams 0
+bad 2 -- "--streams .0. is not a whole number of flows" run rrul --streams 0
 bad 2 -- "--streams" run rrul --streams many
 bad 2 -- "--wait" run rrul --wait 0
 bad 2 -- "--cc" run rrul --cc 'no way'
@@ -179,7 +179,7 @@ git init -q "$w/repo" && git -C "$w/repo" -c user.name=t -c user.email=t@t commi
 bad 2 "give --repo, --good, --bad, --build and --metric" bisect
 bad 2 "nowhere" bisect --repo "$w/nowhere" --good a --bad b --build true --metric latency
 bad 2 "unknown metric 'jitter'" bisect --repo "$w/repo" --good HEAD --bad HEAD --build true --metric jitter
-bad 2 -- "--runs" bisect --repo "$w/repo" --good HEAD --bad HEAD --build true --metric latency --runs 0
+bad 2 -- "--runs .0. is not a whole number of runs" bisect --repo "$w/repo" --good HEAD --bad HEAD --build true --metric latency --runs 0
 bad 2 -- "--max-runs" bisect --repo "$w/repo" --good HEAD --bad HEAD --build true --metric latency --runs 3 --max-runs 2
 bad 2 "nosuchrev" bisect --repo "$w/repo" --good nosuchrev --bad HEAD --build true --metric latency --out "$w/bres"
 bad 2 "unknown suite 'nosuch'" bisect --repo "$w/repo" --good HEAD --bad HEAD --build true --metric latency --suite nosuch
