@@ -331,10 +331,10 @@ void cli_cell_num(double v, const char *fmt, int width)
 		printf(fmt, v);
 }
 
-/* A whole number from min to 86400 (a day, in seconds; far above any
- * count of flows or runs); what says what the number counts. */
-static int whole_arg(const char *cmd, const char *opt, const char *v, int min,
-		     const char *what, int *out)
+/* At most 86400: a day in seconds, far above any count of flows or
+ * runs. */
+int cli_count_arg(const char *cmd, const char *opt, const char *v,
+		  const char *what, int min, int *out)
 {
 	char *end;
 	long n = strtol(v, &end, 10);
@@ -353,13 +353,7 @@ static int whole_arg(const char *cmd, const char *opt, const char *v, int min,
 int cli_seconds_arg(const char *cmd, const char *opt, const char *v, int min,
 		    int *out)
 {
-	return whole_arg(cmd, opt, v, min, "seconds", out);
-}
-
-int cli_count_arg(const char *cmd, const char *opt, const char *v,
-		  const char *what, int min, int *out)
-{
-	return whole_arg(cmd, opt, v, min, what, out);
+	return cli_count_arg(cmd, opt, v, "seconds", min, out);
 }
 
 int cli_cell_load(struct cell *c, struct cli_opts *o)

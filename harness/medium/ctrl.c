@@ -152,6 +152,15 @@ static void put_counters(struct out *o, const char *pre,
 	    (unsigned long long)k->airtime_us, pre, queue, pre, rn);
 }
 
+/* " key=VO/VI/BE/BK" */
+static void put_per_ac(struct out *o, const char *key,
+		       const uint64_t v[MDL_NUM_AC])
+{
+	put(o, " %s=%llu/%llu/%llu/%llu", key, (unsigned long long)v[0],
+	    (unsigned long long)v[1], (unsigned long long)v[2],
+	    (unsigned long long)v[3]);
+}
+
 static void stats(const struct medium *m, int64_t now_ns, struct out *o)
 {
 	int64_t elapsed_us = (now_ns - m->stats_since_ns) / 1000;
@@ -197,16 +206,8 @@ static void stats(const struct medium *m, int64_t now_ns, struct out *o)
 		    (unsigned long long)rd->tx.ampdu_subframes);
 		/* Per access category, VO VI BE BK: where the air goes when
 		 * markings compete (rrul). */
-		put(o, " tx_ac_ppdus=%llu/%llu/%llu/%llu",
-		    (unsigned long long)rd->tx.ac_ppdus[0],
-		    (unsigned long long)rd->tx.ac_ppdus[1],
-		    (unsigned long long)rd->tx.ac_ppdus[2],
-		    (unsigned long long)rd->tx.ac_ppdus[3]);
-		put(o, " tx_ac_airtime_us=%llu/%llu/%llu/%llu",
-		    (unsigned long long)rd->tx.ac_airtime_us[0],
-		    (unsigned long long)rd->tx.ac_airtime_us[1],
-		    (unsigned long long)rd->tx.ac_airtime_us[2],
-		    (unsigned long long)rd->tx.ac_airtime_us[3]);
+		put_per_ac(o, "tx_ac_ppdus", rd->tx.ac_ppdus);
+		put_per_ac(o, "tx_ac_airtime_us", rd->tx.ac_airtime_us);
 		put(o, " tx_ac_queue=%d/%d/%d/%d\n", rd->q[0].len, rd->q[1].len,
 		    rd->q[2].len, rd->q[3].len);
 	}
